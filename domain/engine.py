@@ -1,0 +1,465 @@
+"""The match engine: folds a match's log, entry by entry, into its state.
+
+A match log is a list of entries. The first (`create`) records the game, variant,
+options, rules version, the secret seed and setup, and the commitment published to the
+players. Every later entry is a seat claim (`join`), a player's command (`command`), or a
+deadline tick appended by a server when a deadline passed (`tick`).
+
+Before an entry is decided, time advances to the entry's timestamp: every deadline of the
+game that falls at or before it expires first, in order. So a tick is only a nudge: a
+stale or duplicate tick finds nothing due and produces nothing, and a command that
+arrives after a deadline meets the state that deadline left.
+
+Each entry carries two digests:
+- `out`: SHA-256 of the outcome the entry produced (events, rejection, warnings);
+- `digest`: SHA-256 of the previous entry's digest and this entry's fields (with `out`).
+So an edit anywhere breaks the chain at that entry, and `verify` names it and its round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from domain.canonical import canonical, sha256_hex, to_builtins
+from domain.contract import Accepted, Game, OptionsError, Rejection, Result
+from domain.rng import Rng
+
+GENESIS_HEAD = "0" * 64
+COMMITMENT_PREFIX = b"daedalus-commitment-v1\n"
+MAX_EXPIRIES_PER_ENTRY = 100_000
+
+EntryKind = Literal["create", "join", "command", "tick"]
+
+
+# --- engine events ---------------------------------------------------------------------
+
+
+class SeatTaken(msgspec.Struct, frozen=True, tag="seat_taken"):
+    seat: int
+    name: str
+
+
+class MatchStarted(msgspec.Struct, frozen=True, tag="match_started"):
+    at: int
+
+
+class MatchEnded(msgspec.Struct, frozen=True, tag="match_ended"):
+    result: Result
+
+
+class Revealed(msgspec.Struct, frozen=True, tag="revealed"):
+    """The secret seed and setup, published when the match ends."""
+
+    seed: str
+    setup: Any
+    commitment: str
+
+
+ENGINE_EVENTS = (SeatTaken, MatchStarted, MatchEnded, Revealed)
+
+
+# --- log entries -----------------------------------------------------------------------
+
+
+class Entry(msgspec.Struct, frozen=True, kw_only=True):
+    """One log entry, as stored in the match's Redis stream and in exported logs."""
+
+    seq: int
+    ts: int
+    kind: EntryKind
+    seat: int | None = None
+    cid: str | None = None
+    body: Any = None
+    out: str
+    digest: str
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """What one entry did: its events (expiries first), or a rejection, and warnings."""
+
+    events: tuple[Any, ...] = ()
+    rejection: Rejection | None = None
+    warnings: tuple[str, ...] = ()
+
+
+class IntegrityError(Exception):
+    """A log that does not fold: the message names the entry and round."""
+
+    def __init__(self, seq: int, round: int | None, message: str) -> None:
+        where = f"entry {seq}" + (f" (round {round})" if round is not None else "")
+        super().__init__(f"{where}: {message}")
+        self.seq = seq
+        self.round = round
+        self.detail = message
+
+
+class MatchState(msgspec.Struct, frozen=True, kw_only=True):
+    """The folded state of a whole match: engine bookkeeping around the game's state."""
+
+    rules: Any  # the Game module (never encoded)
+    match_id: str
+    game: str
+    variant: str
+    options: Any
+    rules_version: str
+    commitment: str
+    seed: str
+    setup: Any
+    created: int
+    names: tuple[str | None, ...]
+    started: bool = False
+    ended: bool = False
+    result: Result | None = None
+    game_state: Any = None
+    seq: int = 0
+    head: str = GENESIS_HEAD
+    last_ts: int = 0
+
+    @property
+    def seats(self) -> int:
+        return len(self.names)
+
+
+# --- digests ---------------------------------------------------------------------------
+
+
+def commitment_of(seed_hex: str, setup: Any) -> str:
+    return sha256_hex(COMMITMENT_PREFIX, canonical({"seed": seed_hex, "setup": setup}))
+
+
+def outcome_digest(outcome: Outcome) -> str:
+    return sha256_hex(canonical(outcome))
+
+
+def entry_digest(prev: str, entry: Entry) -> str:
+    fields = to_builtins(entry)
+    del fields["digest"]
+    return sha256_hex(prev.encode(), canonical(fields))
+
+
+def seal(
+    prev: str,
+    *,
+    seq: int,
+    ts: int,
+    kind: EntryKind,
+    seat: int | None,
+    cid: str | None,
+    body: Any,
+    outcome: Outcome,
+) -> Entry:
+    unsealed = Entry(
+        seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body,
+        out=outcome_digest(outcome), digest="",
+    )
+    return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed))
+
+
+# --- creating a match ------------------------------------------------------------------
+
+
+def create_entry(
+    rules: Game,
+    *,
+    match_id: str,
+    variant: str | None,
+    options: Mapping[str, Any],
+    seed: bytes,
+    ts: int,
+) -> Entry:
+    """The first entry of a new match. Raises OptionsError for bad variant or options."""
+    variant = variant or rules.default_variant
+    if variant not in {v.name for v in rules.variants}:
+        known = ", ".join(v.name for v in rules.variants)
+        raise OptionsError(f"unknown variant {variant!r} of {rules.name} (known: {known})")
+    opts = rules.configure(variant, options)
+    setup = rules.make_setup(opts, Rng(seed, "setup"))
+    seed_hex = seed.hex()
+    body = {
+        "match": match_id,
+        "game": rules.name,
+        "variant": variant,
+        "options": to_builtins(opts),
+        "rules_version": rules.rules_version,
+        "seed": seed_hex,
+        "setup": setup,
+        "commitment": commitment_of(seed_hex, setup),
+    }
+    return seal(
+        GENESIS_HEAD, seq=1, ts=ts, kind="create", seat=None, cid="create", body=body,
+        outcome=Outcome(),
+    )
+
+
+def open_match(rules: Game, entry: Entry) -> MatchState:
+    """The state after the `create` entry (checked against its digests)."""
+    if entry.seq != 1 or entry.kind != "create":
+        raise IntegrityError(entry.seq, None, "a log must begin with its create entry")
+    body = entry.body
+    if not isinstance(body, dict):
+        raise IntegrityError(1, None, "the create entry has no body")
+    if body.get("game") != rules.name:
+        raise IntegrityError(1, None, f"the log is of {body.get('game')!r}, not {rules.name!r}")
+    if entry.digest != entry_digest(GENESIS_HEAD, entry) or entry.out != outcome_digest(Outcome()):
+        raise IntegrityError(1, None, "the create entry's digest does not match its content")
+    try:
+        opts = rules.configure(body["variant"], body["options"])
+        seed = bytes.fromhex(body["seed"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise IntegrityError(1, None, f"the create entry is malformed: {exc}") from exc
+    if commitment_of(body["seed"], body["setup"]) != body["commitment"]:
+        raise IntegrityError(1, None, "the seed and setup do not match the published commitment")
+    return MatchState(
+        rules=rules,
+        match_id=body["match"],
+        game=rules.name,
+        variant=body["variant"],
+        options=opts,
+        rules_version=body["rules_version"],
+        commitment=body["commitment"],
+        seed=body["seed"],
+        setup=body["setup"],
+        created=entry.ts,
+        names=(None,) * rules.seat_count(opts),
+        game_state=rules.initial_state(opts, body["setup"], seed),
+        seq=1,
+        head=entry.digest,
+        last_ts=entry.ts,
+    )
+
+
+# --- folding ---------------------------------------------------------------------------
+
+
+def _fold_game(ms: MatchState, events: Iterable[Any]) -> MatchState:
+    gs = ms.game_state
+    for event in events:
+        gs = ms.rules.evolve(gs, event)
+    return msgspec.structs.replace(ms, game_state=gs)
+
+
+def _finish_if_over(ms: MatchState, events: list[Any]) -> MatchState:
+    if ms.ended:
+        return ms
+    result = ms.rules.result(ms.game_state)
+    if result is None:
+        return ms
+    events.append(MatchEnded(result))
+    events.append(Revealed(seed=ms.seed, setup=ms.setup, commitment=ms.commitment))
+    return msgspec.structs.replace(ms, ended=True, result=result)
+
+
+def _advance(ms: MatchState, now: int, events: list[Any]) -> MatchState:
+    """Expire every deadline due at or before `now`."""
+    for _ in range(MAX_EXPIRIES_PER_ENTRY):
+        if not ms.started or ms.ended:
+            return ms
+        due = ms.rules.deadline(ms.game_state)
+        if due is None or due > now:
+            return ms
+        produced = ms.rules.expire(ms.game_state, due)
+        if not produced:
+            raise RuntimeError(f"{ms.game}: expire() at {due} produced nothing")
+        ms = _fold_game(ms, produced)
+        events.extend(produced)
+        ms = _finish_if_over(ms, events)
+    raise RuntimeError(f"{ms.game}: deadlines do not move on")
+
+
+def _join(ms: MatchState, body: Any, now: int, events: list[Any]) -> tuple[MatchState, Rejection | None]:
+    if ms.started:
+        return ms, Rejection("match_started", "every seat is taken; the match has started")
+    if not isinstance(body, dict):
+        return ms, Rejection("bad_command", "a join needs a body")
+    name = body.get("name")
+    seat = body.get("seat")
+    if not isinstance(name, str) or not 1 <= len(name) <= 40 or not name.isprintable():
+        return ms, Rejection("bad_name", "a name is 1 to 40 printable characters")
+    free = [i for i, n in enumerate(ms.names) if n is None]
+    if seat is None:
+        seat = free[0]
+    elif not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < ms.seats:
+        return ms, Rejection("no_such_seat", f"seats are 0 to {ms.seats - 1}")
+    elif seat not in free:
+        return ms, Rejection("seat_taken", f"seat {seat} is taken")
+    names = list(ms.names)
+    names[seat] = name
+    events.append(SeatTaken(seat=seat, name=name))
+    ms = msgspec.structs.replace(ms, names=tuple(names))
+    if all(n is not None for n in names):
+        events.append(MatchStarted(at=now))
+        ms = msgspec.structs.replace(ms, started=True)
+        started = ms.rules.start(ms.game_state, now)
+        ms = _fold_game(ms, started)
+        events.extend(started)
+        ms = _finish_if_over(ms, events)
+    return ms, None
+
+
+def decode_command(rules: Game, body: Any) -> Any:
+    """The game's typed command from JSON-ready builtins; msgspec.ValidationError if not."""
+    return msgspec.convert(body, rules.command_type)
+
+
+def step(
+    ms: MatchState,
+    *,
+    kind: EntryKind,
+    seat: int | None,
+    body: Any,
+    ts: int,
+) -> tuple[MatchState, Outcome]:
+    """Decide one (non-create) entry against the state: the new state and the outcome.
+
+    Bookkeeping (seq, head) is left to `propose`/`apply`."""
+    now = max(ts, ms.last_ts)
+    events: list[Any] = []
+    rejection: Rejection | None = None
+    warnings: tuple[str, ...] = ()
+    ms = _advance(ms, now, events)
+    if kind == "join":
+        ms, rejection = _join(ms, body, now, events)
+    elif kind == "command":
+        if ms.ended:
+            rejection = Rejection("match_over", "the match is over")
+        elif not ms.started:
+            rejection = Rejection("not_started", "the match starts when every seat is taken")
+        elif seat is None or not 0 <= seat < ms.seats:
+            rejection = Rejection("not_a_player", "only a seated player can send commands")
+        else:
+            try:
+                command = decode_command(ms.rules, body)
+            except msgspec.ValidationError as exc:
+                rejection = Rejection("bad_command", str(exc))
+            else:
+                decision = ms.rules.decide(ms.game_state, seat, command, now)
+                if isinstance(decision, Rejection):
+                    rejection = decision
+                else:
+                    assert isinstance(decision, Accepted)
+                    ms = _fold_game(ms, decision.events)
+                    events.extend(decision.events)
+                    warnings = decision.warnings
+                    ms = _finish_if_over(ms, events)
+    elif kind == "tick":
+        pass
+    else:
+        rejection = Rejection("bad_entry", f"unknown entry kind {kind!r}")
+    ms = msgspec.structs.replace(ms, last_ts=now)
+    return ms, Outcome(events=tuple(events), rejection=rejection, warnings=warnings)
+
+
+def propose(
+    ms: MatchState,
+    *,
+    kind: EntryKind,
+    seat: int | None,
+    cid: str | None,
+    body: Any,
+    ts: int,
+) -> tuple[Entry, MatchState, Outcome]:
+    """Decide a new entry and seal it for appending after the state's head."""
+    new, outcome = step(ms, kind=kind, seat=seat, body=body, ts=ts)
+    entry = seal(
+        ms.head, seq=ms.seq + 1, ts=max(ts, ms.last_ts), kind=kind, seat=seat, cid=cid,
+        body=body, outcome=outcome,
+    )
+    return entry, msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
+
+
+def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
+    """Fold an entry read from the log, checking that it is the one its digests say."""
+    round_ = ms.rules.round_of(ms.game_state)
+    if entry.seq != ms.seq + 1:
+        raise IntegrityError(entry.seq, round_, f"expected entry {ms.seq + 1} here")
+    if entry.digest != entry_digest(ms.head, entry):
+        raise IntegrityError(entry.seq, round_, "the entry's digest does not match its content or the chain")
+    if entry.kind == "create":
+        raise IntegrityError(entry.seq, round_, "a second create entry")
+    new, outcome = step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
+    if outcome_digest(outcome) != entry.out:
+        raise IntegrityError(entry.seq, round_, "the recorded outcome differs from the one recomputed")
+    return msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
+
+
+def fold(rules: Game, entries: Iterable[Entry]) -> MatchState:
+    """The state at the end of a whole log."""
+    it = iter(entries)
+    ms = open_match(rules, next(it))
+    for entry in it:
+        ms, _ = apply(ms, entry)
+    return ms
+
+
+def deadline(ms: MatchState) -> int | None:
+    """When a tick should next be appended (None: nothing is waiting on time)."""
+    if not ms.started or ms.ended:
+        return None
+    due: int | None = ms.rules.deadline(ms.game_state)
+    return due
+
+
+# --- whole-log verification ------------------------------------------------------------
+
+
+class Verified(msgspec.Struct, frozen=True):
+    ok: bool
+    entries: int
+    commitment: str | None = None
+    failure: str | None = None
+    failed_seq: int | None = None
+    failed_round: int | None = None
+
+
+def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
+    """Recompute a whole log: chain, outcomes, commitment, rules version.
+
+    `rules_for` maps game names to rules modules (the registry)."""
+    if not entries:
+        return Verified(False, 0, failure="the log is empty")
+    first = entries[0]
+    game = first.body.get("game") if isinstance(first.body, dict) else None
+    rules = rules_for.get(game) if isinstance(game, str) else None
+    if rules is None:
+        return Verified(False, len(entries), failure=f"unknown game {game!r}", failed_seq=1)
+    recorded_version = first.body.get("rules_version")
+    if recorded_version != rules.rules_version:
+        return Verified(
+            False, len(entries), failed_seq=1,
+            failure=f"the match was played under rules {recorded_version}; this build has {rules.rules_version}",
+        )
+    try:
+        ms = open_match(rules, first)
+        for entry in entries[1:]:
+            ms, _ = apply(ms, entry)
+    except IntegrityError as exc:
+        return Verified(
+            False, len(entries), commitment=first.body.get("commitment"),
+            failure=str(exc), failed_seq=exc.seq, failed_round=exc.round,
+        )
+    return Verified(True, len(entries), commitment=ms.commitment)
+
+
+__all__ = [
+    "ENGINE_EVENTS",
+    "Entry",
+    "IntegrityError",
+    "MatchEnded",
+    "MatchStarted",
+    "MatchState",
+    "Outcome",
+    "Revealed",
+    "SeatTaken",
+    "Verified",
+    "apply",
+    "create_entry",
+    "deadline",
+    "fold",
+    "open_match",
+    "propose",
+    "step",
+    "verify",
+]

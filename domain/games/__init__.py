@@ -1,0 +1,1 @@
+"""The games Daedalus hosts, one module (or package) each."""

@@ -1,0 +1,83 @@
+"""The projection of what every match has: seats, start, end, the reveal.
+
+`updates` turns one folded log entry into what a viewer receives for it; `match_view`
+is the viewer's whole picture of the match. The game's own projection module fills in
+the game's part.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.canonical import to_builtins
+from domain.engine import MatchEnded, MatchStarted, MatchState, Outcome, Revealed, SeatTaken
+from projections.contract import GameViews, Viewer
+
+
+def effective(ms: MatchState, viewer: Viewer) -> Viewer:
+    """Once the match is over, every viewer sees everything."""
+    if ms.ended and not viewer.full:
+        return Viewer(seat=viewer.seat, full=True)
+    return viewer
+
+
+def engine_event(event: Any) -> dict[str, Any] | None:
+    if isinstance(event, SeatTaken):
+        return {"type": "seat_taken", "seat": event.seat, "name": event.name}
+    if isinstance(event, MatchStarted):
+        return {"type": "match_started", "at": event.at}
+    if isinstance(event, MatchEnded):
+        return {"type": "match_ended", **to_builtins(event.result)}
+    if isinstance(event, Revealed):
+        return {
+            "type": "revealed",
+            "seed": event.seed,
+            "setup": event.setup,
+            "commitment": event.commitment,
+        }
+    return None
+
+
+ENGINE_EVENT_TYPES = (SeatTaken, MatchStarted, MatchEnded, Revealed)
+
+
+def project_events(
+    views: GameViews, ms: MatchState, outcome: Outcome, viewer: Viewer
+) -> list[dict[str, Any]]:
+    """The events of one entry as `viewer` sees them (`ms`: the state after it)."""
+    viewer = effective(ms, viewer)
+    out: list[dict[str, Any]] = []
+    for event in outcome.events:
+        if isinstance(event, ENGINE_EVENT_TYPES):
+            projected = engine_event(event)
+        else:
+            projected = views.event(ms, event, viewer)
+        if projected is not None:
+            out.append(projected)
+    return out
+
+
+def match_view(views: GameViews, ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """Everything `viewer` may see of the match now."""
+    viewer = effective(ms, viewer)
+    view: dict[str, Any] = {
+        "match": ms.match_id,
+        "game": ms.game,
+        "variant": ms.variant,
+        "rules_version": ms.rules_version,
+        "commitment": ms.commitment,
+        "seats": [
+            {"seat": i, "name": name} for i, name in enumerate(ms.names)
+        ],
+        "you": viewer.seat,
+        "started": ms.started,
+        "ended": ms.ended,
+        "result": to_builtins(ms.result) if ms.result is not None else None,
+        "deadline": ms.rules.deadline(ms.game_state) if ms.started and not ms.ended else None,
+        "options": to_builtins(ms.options),
+        "game_state": views.view(ms, viewer),
+    }
+    if ms.ended:
+        view["seed"] = ms.seed
+        view["setup"] = ms.setup
+    return view
