@@ -1,0 +1,1 @@
+"""The thin shell: authenticates, appends to Redis, tails the log, pushes projections."""

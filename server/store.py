@@ -1,0 +1,227 @@
+"""The event store: one Redis stream per match, appended to by a Lua script.
+
+Keys of a match share the hash tag `{match_id}`, so a Redis Cluster keeps them on one
+node and the script may touch them all:
+
+    dd:{m}:log     the stream; field `e` of each entry is the Entry as JSON. Never trimmed.
+    dd:{m}:head    "<seq>:<digest>" of the last entry: the append's condition.
+    dd:{m}:cids    command key -> seq: a command key is appended at most once.
+    dd:{m}:tokens  SHA-256 of a seat token -> seat (tokens are never stored in clear).
+    dd:active      the matches not yet over (a server resumes their clocks at start).
+
+An append is one script: if the command key was seen it answers `dup` with its seq; if
+the head is not the expected one it answers `conflict` (someone else appended: fold what
+is new and decide again); otherwise it adds the entry, moves the head and records the key.
+
+Appends go through a client with retries turned off: a write that times out has an
+unknown outcome and is reconciled by reading the command key and the head, never by
+sending it blindly again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import msgspec
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from domain.engine import Entry
+
+ACTIVE = "dd:active"
+_entry_decoder = msgspec.json.Decoder(Entry)
+_encoder = msgspec.json.Encoder()
+
+
+def log_key(m: str) -> str:
+    return f"dd:{{{m}}}:log"
+
+
+def head_key(m: str) -> str:
+    return f"dd:{{{m}}}:head"
+
+
+def cids_key(m: str) -> str:
+    return f"dd:{{{m}}}:cids"
+
+
+def tokens_key(m: str) -> str:
+    return f"dd:{{{m}}}:tokens"
+
+
+def head_value(entry: Entry) -> str:
+    return f"{entry.seq}:{entry.digest}"
+
+
+@dataclass(frozen=True)
+class Appended:
+    status: Literal["ok", "dup", "conflict"]
+    seq: int | None = None  # for dup: the seq the key was appended at
+    stream_id: str | None = None  # for ok
+
+
+class AppendUnknown(Exception):
+    """The store could not be reached to learn whether an append happened."""
+
+
+def _s(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class EventStore:
+    def __init__(
+        self,
+        reads: aioredis.Redis,
+        writes: aioredis.Redis,
+        *,
+        description: str,
+        owns_clients: bool = True,
+    ) -> None:
+        self.reads = reads
+        self.writes = writes
+        self.description = description
+        self._owns = owns_clients
+        script = resources.files("server").joinpath("append.lua").read_text()
+        self._append = writes.register_script(script)
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def from_url(cls, url: str) -> EventStore:
+        reads = aioredis.Redis.from_url(
+            url,
+            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+            health_check_interval=30,
+        )
+        writes = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0))
+        return cls(reads, writes, description=url)
+
+    @classmethod
+    def embedded(cls) -> EventStore:
+        import fakeredis
+
+        server = fakeredis.FakeServer()
+        reads = fakeredis.FakeAsyncRedis(server=server)
+        writes = fakeredis.FakeAsyncRedis(server=server)
+        return cls(reads, writes, description="embedded fakeredis (in-process, not persistent)")
+
+    async def close(self) -> None:
+        if self._owns:
+            await self.reads.aclose()
+            await self.writes.aclose()
+
+    async def ping(self) -> bool:
+        return bool(await self.reads.ping())
+
+    # -- appends ---------------------------------------------------------------------------
+
+    async def append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+        attempts: int = 3,
+    ) -> Appended:
+        """Append `entry` if `key` is new and the head is `expected_head`.
+
+        On a timeout or lost connection the outcome is unknown: read the key and the
+        head to learn it; only if the head still stands is the append tried again (it
+        is conditional, so it cannot land twice)."""
+        args = [
+            expected_head,
+            head_value(entry),
+            key,
+            _encoder.encode(entry),
+            str(entry.seq),
+            token_hash or "",
+            "" if seat is None else str(seat),
+        ]
+        keys = [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)]
+        for attempt in range(attempts):
+            try:
+                status, value = await self._append(keys=keys, args=args)
+            except (RedisTimeoutError, RedisConnectionError, OSError):
+                reconciled = await self._reconcile(match_id, key, expected_head)
+                if reconciled is not None:
+                    return reconciled
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
+            status = _s(status)
+            if status == "ok":
+                return Appended("ok", seq=entry.seq, stream_id=_s(value))
+            if status == "dup":
+                return Appended("dup", seq=int(_s(value)))
+            return Appended("conflict")
+        raise AppendUnknown(f"match {match_id}: the store did not answer; nothing was appended")
+
+    async def _reconcile(self, match_id: str, key: str, expected_head: str) -> Appended | None:
+        """After an unknown outcome: what happened, or None if the append did not land."""
+        try:
+            seen = await self.reads.hget(cids_key(match_id), key)
+            if seen is not None:
+                return Appended("dup", seq=int(_s(seen)))
+            head = await self.reads.get(head_key(match_id))
+        except (RedisTimeoutError, RedisConnectionError, OSError):
+            return None
+        if (_s(head) if head is not None else "") != expected_head:
+            return Appended("conflict")
+        return None
+
+    async def create(self, match_id: str, entry: Entry) -> bool:
+        """Start a match log with its create entry; False if the id is taken."""
+        result = await self.append(match_id, entry, expected_head="", key="create")
+        if result.status != "ok":
+            return False
+        await self.reads.sadd(ACTIVE, match_id)
+        return True
+
+    async def mark_over(self, match_id: str) -> None:
+        await self.reads.srem(ACTIVE, match_id)
+
+    async def active(self) -> list[str]:
+        return sorted(_s(m) for m in await self.reads.smembers(ACTIVE))
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def exists(self, match_id: str) -> bool:
+        return bool(await self.reads.exists(head_key(match_id)))
+
+    async def read(self, match_id: str, after: str = "0-0") -> list[tuple[str, Entry]]:
+        """Every entry after stream id `after`, in order."""
+        out: list[tuple[str, Entry]] = []
+        start = "-" if after == "0-0" else f"({after}"
+        while True:
+            batch = await self.reads.xrange(log_key(match_id), min=start, max="+", count=1000)
+            if not batch:
+                return out
+            for sid, fields in batch:
+                out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))
+            start = f"({_s(batch[-1][0])}"
+            if len(batch) < 1000:
+                return out
+
+    async def wait(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, Entry]]:
+        """Entries after `after`, waiting up to block_ms for the first one."""
+        res = await self.reads.xread({log_key(match_id): after}, block=block_ms, count=1000)
+        out: list[tuple[str, Entry]] = []
+        for _key, items in res or []:
+            for sid, fields in items:
+                out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))
+        return out
+
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
+        seat = await self.reads.hget(tokens_key(match_id), token_hash)
+        return None if seat is None else int(_s(seat))
+
+    async def length(self, match_id: str) -> int:
+        return int(await self.reads.xlen(log_key(match_id)))
