@@ -1,0 +1,40 @@
+"""The one registry of hosted games: rules and views, by game name.
+
+The server, the clients and the replay tool find every game here and nowhere else.
+Adding a game is adding a line here (plus its modules in domain/games and projections).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.contract import Game
+from domain.games import five_card_trick as fct_rules
+from projections import five_card_trick as fct_views
+from projections.contract import GameViews
+
+
+@dataclass(frozen=True)
+class Hosted:
+    rules: Game
+    views: GameViews
+
+
+GAMES: dict[str, Hosted] = {
+    fct_rules.name: Hosted(rules=fct_rules, views=fct_views),
+}
+
+
+class UnknownGame(KeyError):
+    pass
+
+
+def hosted(name: str) -> Hosted:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise UnknownGame(f"unknown game {name!r} (hosted: {', '.join(sorted(GAMES))})") from None
+
+
+def rules_by_name() -> dict[str, Game]:
+    return {name: h.rules for name, h in GAMES.items()}

@@ -1,0 +1,451 @@
+"""The HTTP and websocket surface (Starlette). See docs/protocol.md for every message."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from domain import engine
+from domain.canonical import to_builtins
+from domain.contract import OptionsError
+from projections.contract import SPECTATOR, Viewer
+from projections.registry import GAMES, UnknownGame
+from server import logs
+from server.config import Settings
+from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
+from server.store import AppendUnknown, EventStore
+
+log = logs.get("daedalus.server")
+_encode = msgspec.json.Encoder().encode
+
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+CLOSE_TOO_SLOW = 4008
+
+
+# --- messages from clients ---------------------------------------------------------------
+
+
+class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
+    match: str
+    token: str | None = None
+    since: int = 0
+
+
+class Command(msgspec.Struct, tag="command", forbid_unknown_fields=True):
+    id: str
+    command: dict[str, Any]
+
+
+class Ping(msgspec.Struct, tag="ping"):
+    pass
+
+
+_client_decoder = msgspec.json.Decoder(Hello | Command | Ping)
+
+
+def error_frame(code: str, message: str, cid: str | None = None) -> bytes:
+    return _encode({"type": "error", "code": code, "message": message, "id": cid})
+
+
+def http_error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+# --- HTTP --------------------------------------------------------------------------------
+
+
+def _hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
+    raw = await request.body()
+    if len(raw) > 64 * 1024:
+        return http_error(413, "too_large", "the request body is over 64 KiB")
+    try:
+        body = msgspec.json.decode(raw) if raw else {}
+    except msgspec.DecodeError as exc:
+        return http_error(400, "bad_json", f"the body is not JSON: {exc}")
+    if not isinstance(body, dict):
+        return http_error(400, "bad_request", "the body must be a JSON object")
+    return body
+
+
+async def health(request: Request) -> JSONResponse:
+    try:
+        ok = await _hub(request).store.ping()
+    except Exception as exc:
+        return JSONResponse({"ok": False, "error": repr(exc)}, status_code=503)
+    return JSONResponse({"ok": ok})
+
+
+async def list_games(request: Request) -> JSONResponse:
+    games = []
+    for name, h in GAMES.items():
+        rules = h.rules
+        variants = [
+            {**to_builtins(v), "options": rules.options_schema(v.name)} for v in rules.variants
+        ]
+        default_opts = rules.configure(rules.default_variant, {})
+        games.append(
+            {
+                "name": name,
+                "title": rules.title,
+                "seats": rules.seat_count(default_opts),
+                "default_variant": rules.default_variant,
+                "rules_version": rules.rules_version,
+                "variants": variants,
+            }
+        )
+    return JSONResponse({"games": games})
+
+
+async def create_match(request: Request) -> JSONResponse:
+    body = await _json_body(request)
+    if isinstance(body, JSONResponse):
+        return body
+    game = body.get("game")
+    variant = body.get("variant")
+    options = body.get("options") or {}
+    if not isinstance(game, str):
+        return http_error(400, "bad_request", "`game` (a game name from GET /games) is required")
+    if variant is not None and not isinstance(variant, str):
+        return http_error(400, "bad_request", "`variant` must be a string")
+    if not isinstance(options, dict):
+        return http_error(400, "bad_request", "`options` must be an object")
+    try:
+        ms = await _hub(request).create_match(game, variant, options)
+    except UnknownGame as exc:
+        return http_error(400, "unknown_game", str(exc.args[0]))
+    except OptionsError as exc:
+        return http_error(400, "bad_options", str(exc))
+    return JSONResponse(
+        {
+            "match": ms.match_id,
+            "game": ms.game,
+            "variant": ms.variant,
+            "options": to_builtins(ms.options),
+            "rules_version": ms.rules_version,
+            "commitment": ms.commitment,
+            "seats": ms.seats,
+        },
+        status_code=201,
+    )
+
+
+async def _runner_or_404(request: Request) -> MatchRunner | JSONResponse:
+    match_id = request.path_params["match_id"]
+    if not MATCH_ID.match(match_id):
+        return http_error(404, "unknown_match", "no such match")
+    try:
+        return await _hub(request).runner(match_id)
+    except UnknownMatch:
+        return http_error(404, "unknown_match", f"no match {match_id!r}")
+
+
+async def claim_seat(request: Request) -> JSONResponse:
+    runner = await _runner_or_404(request)
+    if isinstance(runner, JSONResponse):
+        return runner
+    body = await _json_body(request)
+    if isinstance(body, JSONResponse):
+        return body
+    token = secrets.token_urlsafe(24)
+    digest = token_digest(token)
+    join = {"seat": body.get("seat"), "name": body.get("name")}
+    try:
+        done = await runner.submit(
+            kind="join", seat=None, key=f"join:{digest}", body=join, token_hash=digest
+        )
+    except (Busy, AppendUnknown) as exc:
+        return http_error(503, "busy", str(exc))
+    assert done is not None
+    if done.outcome.rejection is not None:
+        rej = done.outcome.rejection
+        status = 409 if rej.code in ("seat_taken", "match_started") else 400
+        return http_error(status, rej.code, rej.reason)
+    seat = next(e.seat for e in done.outcome.events if isinstance(e, engine.SeatTaken))
+    log.info("seat_claimed", match=runner.match_id, seat=seat)
+    return JSONResponse({"match": runner.match_id, "seat": seat, "token": token}, status_code=201)
+
+
+async def match_status(request: Request) -> JSONResponse:
+    runner = await _runner_or_404(request)
+    if isinstance(runner, JSONResponse):
+        return runner
+    return JSONResponse({**runner.view(SPECTATOR), "seq": runner.current.seq})
+
+
+async def match_log(request: Request) -> Response:
+    runner = await _runner_or_404(request)
+    if isinstance(runner, JSONResponse):
+        return runner
+    if not runner.current.ended:
+        return http_error(409, "match_not_over", "the log is published when the match is over")
+    entries = await runner.store.read(runner.match_id)
+    body = b"".join(_encode(entry) + b"\n" for _sid, entry in entries)
+    return Response(body, media_type="application/x-ndjson")
+
+
+# --- websocket ---------------------------------------------------------------------------
+
+
+def origin_allowed(origin: str | None, settings: Settings) -> bool:
+    if origin is None:
+        return True
+    if "*" in settings.allowed_origins or origin in settings.allowed_origins:
+        return True
+    if settings.strict_origins:
+        return False
+    return re.fullmatch(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?", origin) is not None
+
+
+class Bucket:
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    def __init__(self, ws: WebSocket, hub: Hub, settings: Settings) -> None:
+        self.ws = ws
+        self.hub = hub
+        self.settings = settings
+        self.queue = SendQueue(settings.send_queue)
+        self.bucket = Bucket(settings.rate, settings.burst)
+        self.runner: MatchRunner | None = None
+        self.sub: Subscriber | None = None
+        self.seat: int | None = None
+
+    def reply(self, frame: bytes) -> None:
+        self.queue.push(frame, bounded=False)
+
+    async def sender(self) -> None:
+        while True:
+            frame = await self.queue.get()
+            if frame is None:
+                break
+            await self.ws.send_text(frame.decode())
+        if self.queue.overflowed.is_set():
+            log.info("slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat)
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=CLOSE_TOO_SLOW, reason="too slow: resume from your last seq")
+
+    async def run(self) -> None:
+        sender = asyncio.create_task(self.sender())
+        try:
+            await self.receive_loop()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if self.runner is not None and self.sub is not None:
+                self.runner.unsubscribe(self.sub)
+            self.queue.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, timeout=2)
+            sender.cancel()
+
+    async def _frames(self) -> AsyncIterator[str | bytes]:
+        while True:
+            timeout = self.settings.hello_timeout if self.runner is None else None
+            try:
+                message = await asyncio.wait_for(self.ws.receive(), timeout=timeout)
+            except TimeoutError:
+                self.reply(error_frame("hello_timeout", "send a hello first"))
+                self.queue.close()
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            data = message.get("text")
+            if data is None:
+                data = message.get("bytes") or b""
+            yield data
+
+    async def receive_loop(self) -> None:
+        async for data in self._frames():
+            if self.queue.overflowed.is_set():
+                return
+            if len(data) > self.settings.frame_limit:
+                self.reply(error_frame(
+                    "frame_too_large",
+                    f"a frame is at most {self.settings.frame_limit} bytes; this one was dropped",
+                ))
+                continue
+            if not self.bucket.take():
+                self.reply(error_frame("rate_limited", "too many messages; this one was dropped"))
+                continue
+            try:
+                msg = _client_decoder.decode(data)
+            except msgspec.ValidationError as exc:
+                self.reply(error_frame("bad_message", f"not a message this server knows: {exc}"))
+                continue
+            except msgspec.DecodeError as exc:
+                self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
+                continue
+            if isinstance(msg, Ping):
+                self.reply(b'{"type":"pong"}')
+            elif isinstance(msg, Hello):
+                await self.hello(msg)
+            else:
+                await self.command(msg)
+
+    async def hello(self, msg: Hello) -> None:
+        if self.runner is not None:
+            self.reply(error_frame("already_joined", "this connection already follows a match"))
+            return
+        if not MATCH_ID.match(msg.match):
+            self.reply(error_frame("unknown_match", f"no match {msg.match!r}"))
+            return
+        try:
+            runner = await self.hub.runner(msg.match)
+        except UnknownMatch:
+            self.reply(error_frame("unknown_match", f"no match {msg.match!r}"))
+            return
+        seat = None
+        if msg.token is not None:
+            seat = await runner.seat_of(msg.token)
+            if seat is None:
+                self.reply(error_frame("bad_token", "that token holds no seat in this match"))
+                return
+        if msg.since < 0 or msg.since > runner.current.seq:
+            self.reply(error_frame(
+                "bad_since", f"since must be between 0 and {runner.current.seq}"
+            ))
+            return
+        self.runner, self.seat = runner, seat
+        self.sub = Subscriber(Viewer(seat=seat), self.queue)
+        welcome = {
+            "type": "welcome",
+            "match": runner.match_id,
+            "game": runner.current.game,
+            "variant": runner.current.variant,
+            "role": "player" if seat is not None else "spectator",
+            "seat": seat,
+        }
+        await runner.subscribe(self.sub, msg.since, welcome)
+        log.info("viewer_joined", match=runner.match_id, seat=seat, since=msg.since)
+
+    async def command(self, msg: Command) -> None:
+        cid = msg.id
+        runner = self.runner
+        if runner is None:
+            self.reply(error_frame("not_ready", "send a hello first", cid))
+            return
+        if self.seat is None:
+            self.reply(error_frame("not_a_player", "spectators cannot send commands", cid))
+            return
+        if not 1 <= len(cid) <= 64 or not cid.isprintable():
+            self.reply(error_frame("bad_id", "a command id is 1 to 64 printable characters", cid))
+            return
+        if runner.current.ended:
+            self.reply(_rejected(cid, None, "match_over", "the match is over"))
+            return
+        try:
+            command = engine.decode_command(runner.hosted.rules, msg.command)
+        except msgspec.ValidationError as exc:
+            self.reply(_rejected(cid, None, "bad_command", str(exc)))
+            return
+        try:
+            done = await runner.submit(
+                kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid,
+                body=to_builtins(command),
+            )
+        except (Busy, AppendUnknown) as exc:
+            self.reply(error_frame("busy", str(exc), cid))
+            return
+        assert done is not None
+        rej = done.outcome.rejection
+        if rej is not None:
+            self.reply(_rejected(cid, done.seq or None, rej.code, rej.reason))
+        else:
+            self.reply(_encode({
+                "type": "ack", "id": cid, "seq": done.seq,
+                "warnings": list(done.outcome.warnings), "duplicate": done.duplicate,
+            }))
+        log.info(
+            "command", match=runner.match_id, seat=self.seat, cid=cid, seq=done.seq,
+            rejected=rej.code if rej else None, duplicate=done.duplicate,
+        )
+
+
+def _rejected(cid: str, seq: int | None, code: str, reason: str) -> bytes:
+    return _encode({"type": "rejected", "id": cid, "seq": seq, "code": code, "reason": reason})
+
+
+async def websocket_endpoint(ws: WebSocket) -> None:
+    settings: Settings = ws.app.state.settings
+    origin = ws.headers.get("origin")
+    if not origin_allowed(origin, settings):
+        log.info("origin_refused", origin=origin)
+        await ws.close(code=1008, reason="origin not allowed")
+        return
+    await ws.accept()
+    conn = Connection(ws, ws.app.state.hub, settings)
+    try:
+        await conn.run()
+    finally:
+        if ws.client_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+
+# --- the application ---------------------------------------------------------------------
+
+
+def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Starlette:
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        the_store = store
+        if the_store is None:
+            the_store = (
+                EventStore.from_url(settings.redis_url)
+                if settings.redis_url
+                else EventStore.embedded()
+            )
+        hub = Hub(the_store, settings)
+        app.state.hub = hub
+        app.state.settings = settings
+        await hub.resume_active()
+        try:
+            yield
+        finally:
+            await hub.close()
+            if store is None:
+                await the_store.close()
+
+    routes = [
+        Route("/health", health),
+        Route("/games", list_games),
+        Route("/matches", create_match, methods=["POST"]),
+        Route("/matches/{match_id}", match_status),
+        Route("/matches/{match_id}/seats", claim_seat, methods=["POST"]),
+        Route("/matches/{match_id}/log", match_log),
+        WebSocketRoute("/ws", websocket_endpoint),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,385 @@
+"""Match runners: each folds one match's log in this process and serves its viewers.
+
+Any number of processes may run a runner for the same match: each tails the stream,
+folds every entry (checking its digests), and appends commands conditionally on the head
+it has folded. A deadline is appended as a `tick` entry keyed by the deadline, so when
+several processes notice it at once it lands once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import hashlib
+import os
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from domain import engine
+from domain.engine import Entry, MatchState, Outcome
+from projections.common import match_view, project_events
+from projections.contract import Viewer
+from projections.registry import Hosted, hosted
+from server import logs
+from server.config import Settings
+from server.store import EventStore
+
+log = logs.get("daedalus.hub")
+_encode = msgspec.json.Encoder().encode
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class SendQueue:
+    """A viewer's outgoing frames: bounded for live traffic, not for its own catch-up."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: collections.deque[bytes | None] = collections.deque()
+        self._ready = asyncio.Event()
+        self.overflowed = asyncio.Event()
+
+    def push(self, frame: bytes, *, bounded: bool = True) -> None:
+        if self.overflowed.is_set():
+            return
+        if bounded and len(self._items) >= self.limit:
+            self.overflowed.set()
+            self._items.clear()
+            self._items.append(None)
+            self._ready.set()
+            return
+        self._items.append(frame)
+        self._ready.set()
+
+    def close(self) -> None:
+        self._items.append(None)
+        self._ready.set()
+
+    async def get(self) -> bytes | None:
+        while not self._items:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._items.popleft()
+
+
+@dataclass(eq=False)
+class Subscriber:
+    viewer: Viewer
+    queue: SendQueue
+
+
+@dataclass(frozen=True)
+class Submitted:
+    seq: int
+    outcome: Outcome
+    duplicate: bool
+
+
+class Busy(Exception):
+    pass
+
+
+class MatchRunner:
+    def __init__(self, hub: Hub, match_id: str, entries: list[tuple[str, Entry]]) -> None:
+        self.hub = hub
+        self.store = hub.store
+        self.match_id = match_id
+        first = entries[0][1]
+        self.hosted: Hosted = hosted(first.body["game"])
+        ms = engine.open_match(self.hosted.rules, first)
+        self.states: list[MatchState] = [ms]
+        self.outcomes: list[Outcome] = [Outcome()]
+        self.times: list[int] = [first.ts]
+        self.stream_id = entries[0][0]
+        self.lock = asyncio.Lock()
+        self.subscribers: set[Subscriber] = set()
+        self.tokens: dict[str, int] = {}
+        self._changed = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        for sid, entry in entries[1:]:
+            self._fold(sid, entry, broadcast=False)
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def current(self) -> MatchState:
+        return self.states[-1]
+
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._tail(), name=f"tail {self.match_id}"),
+            asyncio.create_task(self._clock(), name=f"clock {self.match_id}"),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for sub in list(self.subscribers):
+            sub.queue.close()
+
+    def _fold(self, sid: str, entry: Entry, *, broadcast: bool = True) -> None:
+        ms, outcome = engine.apply(self.current, entry)
+        self._folded(sid, entry, ms, outcome, broadcast=broadcast)
+
+    def _folded(
+        self, sid: str, entry: Entry, ms: MatchState, outcome: Outcome, *, broadcast: bool = True
+    ) -> None:
+        was_over = self.current.ended
+        self.states.append(ms)
+        self.outcomes.append(outcome)
+        self.times.append(entry.ts)
+        self.stream_id = sid
+        self._changed.set()
+        if broadcast:
+            self._broadcast(entry.seq)
+        if ms.ended and not was_over:
+            log.info("match_over", match=self.match_id, winner=ms.result.winner if ms.result else None)
+            self.hub.spawn(self.store.mark_over(self.match_id))
+
+    async def _catch_up_locked(self) -> None:
+        for sid, entry in await self.store.read(self.match_id, after=self.stream_id):
+            if entry.seq <= self.current.seq:
+                continue
+            self._fold(sid, entry)
+
+    # -- what viewers receive ----------------------------------------------------------------
+
+    def frame(self, seq: int, viewer: Viewer) -> bytes | None:
+        """The update frame of entry `seq` for `viewer`, or None if nothing shows."""
+        ms = self.states[seq - 1]
+        outcome = self.outcomes[seq - 1]
+        if self.current.ended and not viewer.full:
+            viewer = Viewer(seat=viewer.seat, full=True)
+        events = project_events(self.hosted.views, ms, outcome, viewer)
+        if not events:
+            return None
+        return _encode(
+            {
+                "type": "update",
+                "seq": seq,
+                "ts": self.times[seq - 1],
+                "events": events,
+                "view": match_view(self.hosted.views, ms, viewer),
+            }
+        )
+
+    def _broadcast(self, seq: int) -> None:
+        cache: dict[Viewer, bytes | None] = {}
+        for sub in list(self.subscribers):
+            if sub.viewer not in cache:
+                cache[sub.viewer] = self.frame(seq, sub.viewer)
+            data = cache[sub.viewer]
+            if data is not None:
+                sub.queue.push(data)
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        return match_view(self.hosted.views, self.current, viewer)
+
+    async def subscribe(self, sub: Subscriber, since: int, welcome: dict[str, Any]) -> None:
+        """Send the welcome and every update after `since`, then the live ones."""
+        async with self.lock:
+            welcome = {**welcome, "seq": self.current.seq}
+            sub.queue.push(_encode(welcome), bounded=False)
+            for seq in range(max(since, 0) + 1, self.current.seq + 1):
+                data = self.frame(seq, sub.viewer)
+                if data is not None:
+                    sub.queue.push(data, bounded=False)
+            self.subscribers.add(sub)
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self.subscribers.discard(sub)
+        if not self.subscribers and self.current.ended:
+            self.hub.forget(self.match_id, self)
+
+    # -- appending -------------------------------------------------------------------------
+
+    async def seat_of(self, token: str) -> int | None:
+        digest = token_digest(token)
+        if digest not in self.tokens:
+            seat = await self.store.seat_for_token(self.match_id, digest)
+            if seat is None:
+                return None
+            self.tokens[digest] = seat
+        return self.tokens[digest]
+
+    async def submit(
+        self,
+        *,
+        kind: engine.EntryKind,
+        seat: int | None,
+        key: str,
+        body: Any,
+        cid: str | None = None,
+        token_hash: str | None = None,
+    ) -> Submitted | None:
+        """Decide and append one entry; None for a tick that found nothing due.
+
+        A join or a command that the rules reject before the match starts or after it
+        ends is answered without being appended (the log of a match stays its play)."""
+        async with self.lock:
+            for _ in range(20):
+                ms = self.current
+                entry, new, outcome = engine.propose(
+                    ms, kind=kind, seat=seat, cid=cid, body=body, ts=now_ms()
+                )
+                if kind == "tick" and not outcome.events:
+                    return None
+                if outcome.rejection is not None and (kind == "join" or not ms.started or ms.ended):
+                    return Submitted(0, outcome, False)
+                taken = None
+                if kind == "join" and token_hash is not None:
+                    taken = next(e.seat for e in outcome.events if isinstance(e, engine.SeatTaken))
+                result = await self.store.append(
+                    self.match_id,
+                    entry,
+                    expected_head=f"{ms.seq}:{ms.head}",
+                    key=key,
+                    token_hash=token_hash if taken is not None else None,
+                    seat=taken,
+                )
+                if result.status == "ok":
+                    assert result.stream_id is not None
+                    if token_hash is not None and taken is not None:
+                        self.tokens[token_hash] = taken
+                    self._folded(result.stream_id, entry, new, outcome)
+                    return Submitted(entry.seq, outcome, False)
+                await self._catch_up_locked()
+                if result.status == "dup":
+                    assert result.seq is not None
+                    if result.seq <= self.current.seq:
+                        return Submitted(result.seq, self.outcomes[result.seq - 1], True)
+            raise Busy(f"match {self.match_id} is too busy; try again")
+
+    # -- background --------------------------------------------------------------------------
+
+    async def _tail(self) -> None:
+        while True:
+            try:
+                items = await self.store.wait(
+                    self.match_id, self.stream_id, self.hub.settings.tail_block_ms
+                )
+                if not items:
+                    continue
+                async with self.lock:
+                    for sid, entry in items:
+                        if entry.seq > self.current.seq:
+                            self._fold(sid, entry)
+            except asyncio.CancelledError:
+                raise
+            except engine.IntegrityError as exc:
+                log.error("log_integrity", match=self.match_id, error=str(exc))
+                await asyncio.sleep(5)
+            except Exception as exc:  # the store went away: keep trying
+                log.warning("tail_error", match=self.match_id, error=repr(exc))
+                await asyncio.sleep(0.5)
+
+    async def _clock(self) -> None:
+        while True:
+            self._changed.clear()
+            due = engine.deadline(self.current)
+            if due is None:
+                await self._changed.wait()
+                continue
+            delay = (due - now_ms()) / 1000
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), timeout=delay)
+                continue
+            try:
+                await self.submit(kind="tick", seat=None, key=f"tick:{due}", body={"deadline": due})
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("tick_error", match=self.match_id, error=repr(exc))
+                await asyncio.sleep(0.2)
+
+
+class UnknownMatch(Exception):
+    pass
+
+
+class Hub:
+    """This process's match runners."""
+
+    def __init__(self, store: EventStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.runners: dict[str, MatchRunner] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def runner(self, match_id: str) -> MatchRunner:
+        found = self.runners.get(match_id)
+        if found is not None:
+            return found
+        lock = self._loading.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            found = self.runners.get(match_id)
+            if found is not None:
+                return found
+            entries = await self.store.read(match_id)
+            if not entries:
+                raise UnknownMatch(match_id)
+            runner = MatchRunner(self, match_id, entries)
+            runner.start()
+            self.runners[match_id] = runner
+            return runner
+
+    def forget(self, match_id: str, runner: MatchRunner) -> None:
+        if self.runners.get(match_id) is runner:
+            del self.runners[match_id]
+            self.spawn(runner.stop())
+
+    async def create_match(
+        self, game: str, variant: str | None, options: Mapping[str, Any]
+    ) -> MatchState:
+        rules = hosted(game).rules
+        for _ in range(5):
+            match_id = secrets.token_urlsafe(9)
+            entry = engine.create_entry(
+                rules, match_id=match_id, variant=variant, options=options,
+                seed=os.urandom(32), ts=now_ms(),
+            )
+            if await self.store.create(match_id, entry):
+                runner = await self.runner(match_id)
+                log.info("match_created", match=match_id, game=game, variant=runner.current.variant)
+                return runner.current
+        raise RuntimeError("could not find a free match id")
+
+    async def resume_active(self) -> None:
+        for match_id in await self.store.active():
+            try:
+                runner = await self.runner(match_id)
+            except Exception as exc:
+                log.error("resume_failed", match=match_id, error=repr(exc))
+                continue
+            if runner.current.ended:
+                await self.store.mark_over(match_id)
+                self.forget(match_id, runner)
+
+    async def close(self) -> None:
+        for runner in list(self.runners.values()):
+            await runner.stop()
+        self.runners.clear()
+        for task in list(self._background):
+            task.cancel()

@@ -1,0 +1,111 @@
+"""Running the server: `serve` for the command line, `EmbeddedServer` inside a program."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from types import TracebackType
+
+import uvicorn
+
+from server import logs
+from server.app import create_app
+from server.config import Settings
+from server.store import EventStore
+
+
+def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,  # type: ignore[arg-type]
+        host=host,
+        port=port,
+        lifespan="on",
+        ws_max_size=settings.hard_frame_limit,
+        log_level="warning",
+        access_log=False,
+    )
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    redis_url: str | None = None,
+    allowed_origins: list[str] | None = None,
+) -> None:
+    """Serve until interrupted. With no Redis URL (argument or REDIS_URL), an in-process
+    fakeredis holds the matches: fine for trying things, gone when the process ends."""
+    logs.configure(os.environ.get("DAEDALUS_LOG_LEVEL", "info"))
+    log = logs.get("daedalus.server")
+    redis_url = redis_url or os.environ.get("REDIS_URL") or None
+    settings = Settings(redis_url=redis_url)
+    if allowed_origins:
+        settings = Settings(redis_url=redis_url, allowed_origins=tuple(allowed_origins))
+    if redis_url:
+        log.info("store", kind="redis", url=_redact(redis_url))
+    else:
+        log.info(
+            "store", kind="fakeredis",
+            message="no REDIS_URL given: using an in-process fakeredis; matches end with this process",
+        )
+    log.info("listening", url=f"http://{host}:{port}", websocket=f"ws://{host}:{port}/ws")
+    config = _uvicorn_config(create_app(settings), host, port, settings)
+    uvicorn.Server(config).run()
+
+
+def _redact(url: str) -> str:
+    if "@" in url:
+        scheme, rest = url.split("://", 1) if "://" in url else ("", url)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
+
+
+class EmbeddedServer:
+    """A server on a free loopback port in the running event loop.
+
+        async with EmbeddedServer() as srv:
+            print(srv.url)  # http://127.0.0.1:PORT
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        store: EventStore | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.app = create_app(self.settings, store=store)
+        self._server = uvicorn.Server(_uvicorn_config(self.app, host, port, self.settings))
+        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self._task: asyncio.Task[None] | None = None
+        self.host = host
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/ws"
+
+    async def __aenter__(self) -> EmbeddedServer:
+        self._task = asyncio.create_task(self._server.serve())
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+                raise RuntimeError("the embedded server stopped while starting")
+            await asyncio.sleep(0.01)
+        sockets = self._server.servers[0].sockets
+        self.port = sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._server.should_exit = True
+        if self._task is not None:
+            await self._task
