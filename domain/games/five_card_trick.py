@@ -1,0 +1,929 @@
+"""Five-Card Trick: a two-player Death Match of simultaneous action cards.
+
+Each round both players secretly choose up to two of five actions (Score, Grow, Claim,
+Steal, Block); the choices are revealed together and resolved. The player with more chips
+after 25 rounds wins; ties extend the match five rounds at a time. See
+docs/rules/five-card-trick.md for the rules as implemented, variant by variant.
+
+Variants: `dm12` (default), `gauntlet` (both players missing a round replays it),
+`setnas-curse` (dm12 under other names) and `final` (doubled cards and items).
+
+The module object itself is the Game (domain.contract.Game). Everything here is pure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+import msgspec
+
+from domain.contract import (
+    Accepted,
+    Decision,
+    OptionsError,
+    Rejection,
+    Result,
+    VariantInfo,
+)
+from domain.rng import Rng
+
+# --- identity --------------------------------------------------------------------------
+
+name: str = "five-card-trick"
+title: str = "Five-Card Trick"
+rules_version: str = "fct-1"
+
+variants: Sequence[VariantInfo] = (
+    VariantInfo(
+        "dm12",
+        "Death Match 12",
+        "Two of five actions a round for 25 rounds; a tie extends by 5 rounds up to 40, "
+        "then the DMO wins. 60 s a round; a miss is no action.",
+    ),
+    VariantInfo(
+        "gauntlet",
+        "Zero's Gauntlet, Death Match 2",
+        "As dm12 with 90 s a round; when both players miss a round it is replayed.",
+    ),
+    VariantInfo(
+        "setnas-curse",
+        "Setna's Curse",
+        "The dm12 rules as abilities: Score, Raise, Claim, Steal, Block; Gems and torches.",
+    ),
+    VariantInfo(
+        "final",
+        "Final Match 1",
+        "A card may be played twice (majority resolves); items Overload, Claim Priority and "
+        "Limit Reset; extensions up to 50 rounds, then more unused items wins.",
+    ),
+)
+default_variant: str = "dm12"
+VARIANT_NAMES = tuple(v.name for v in variants)
+
+SEATS = 2
+
+ACTIONS: tuple[str, ...] = ("score", "grow", "claim", "steal", "block")
+ITEMS: tuple[str, ...] = ("overload", "claim_priority", "limit_reset")
+SUBMISSION_ITEMS: tuple[str, ...] = ("overload", "limit_reset")
+
+
+class Terms(msgspec.Struct, frozen=True):
+    """The words a variant shows its players."""
+
+    actions: tuple[str, ...]  # display names in ACTIONS order
+    action: str
+    action_plural: str
+    chip: str
+    chip_plural: str
+    light: str
+    light_plural: str
+    pot: str = "pot"
+
+    def of(self, action: str) -> str:
+        return self.actions[ACTIONS.index(action)]
+
+    def chips(self, n: int) -> str:
+        return f"{n} {self.chip if n == 1 else self.chip_plural}"
+
+
+_CARD_TERMS = Terms(
+    actions=("Score", "Grow", "Claim", "Steal", "Block"),
+    action="action", action_plural="actions",
+    chip="chip", chip_plural="chips",
+    light="light", light_plural="lights",
+)
+TERMS: Mapping[str, Terms] = {
+    "dm12": _CARD_TERMS,
+    "gauntlet": _CARD_TERMS,
+    "final": _CARD_TERMS,
+    "setnas-curse": Terms(
+        actions=("Score", "Raise", "Claim", "Steal", "Block"),
+        action="ability", action_plural="abilities",
+        chip="Gem", chip_plural="Gems",
+        light="torch", light_plural="torches",
+    ),
+}
+ITEM_TITLES: Mapping[str, str] = {
+    "overload": "Overload",
+    "claim_priority": "Claim Priority",
+    "limit_reset": "Limit Reset",
+}
+
+# Why an action was disregarded (as if not played). Checked in this order; the first
+# that applies is the one reported.
+NO_BLOCK_TARGET = "no_block_target"
+DOUBLED_LAST_ROUND = "doubled_last_round"
+THIRD_IN_A_ROW = "third_in_a_row"
+SAME_PAIR = "same_pair"
+
+
+def reason_text(reason: str, terms: Terms) -> str:
+    """A disregard / cancel / failure reason code in words."""
+    texts = {
+        NO_BLOCK_TARGET: f"no {terms.of('block')} target named",
+        DOUBLED_LAST_ROUND: "played twice last round",
+        THIRD_IN_A_ROW: "third round in a row",
+        SAME_PAIR: f"same two {terms.action_plural} as last round",
+        "collision": f"the opponent played the same {terms.action}",
+        "outnumbered": "the opponent played more copies",
+        "blocked": f"blocked by the opponent's {terms.of('block')}",
+        "stolen": f"the opponent's {terms.of('steal')} took the {terms.pot}",
+        "no_claim": f"no {terms.of('claim')} to steal from",
+    }
+    return texts.get(reason, reason)
+
+
+# --- options ---------------------------------------------------------------------------
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True):
+    variant: str = "dm12"
+    round_seconds: int = 60
+    clock_scale: float = 1.0
+    dmo: int = 1
+    rounds: int = 25
+    extension: int = 5
+    max_rounds: int = 40
+    items: tuple[tuple[str, ...], ...] = ((), ())
+    max_replays: int = 10
+
+
+_DEFAULT_ITEMS: tuple[tuple[str, ...], ...] = (("overload",), ("claim_priority", "limit_reset"))
+
+
+def _defaults(variant: str) -> Options:
+    if variant == "gauntlet":
+        return Options(variant=variant, round_seconds=90)
+    if variant == "final":
+        return Options(variant=variant, round_seconds=90, max_rounds=50, items=_DEFAULT_ITEMS)
+    return Options(variant=variant)
+
+
+_OPTION_HELP: Mapping[str, str] = {
+    "round_seconds": "seconds each player has to submit in a round",
+    "clock_scale": "every clock is multiplied by this (tests use small values)",
+    "dmo": "the seat of the Death Match Opponent, who wins a tie after the last round",
+    "rounds": "rounds before the first possible extension",
+    "extension": "rounds added each time the match is tied at its scheduled end",
+    "max_rounds": "no extension goes past this round",
+    "items": "final only: the item names each seat holds, seat 0 first",
+    "max_replays": "gauntlet only: consecutive replays (both players missed) before the "
+    "match is abandoned and scored as at its end",
+}
+
+
+def options_schema(variant: str) -> dict[str, Any]:
+    """The options a client may set for `variant`: type, default and a short description."""
+    d = _defaults(variant if variant in VARIANT_NAMES else default_variant)
+    schema: dict[str, Any] = {
+        "round_seconds": {"type": "integer", "minimum": 1, "default": d.round_seconds},
+        "clock_scale": {"type": "number", "exclusiveMinimum": 0, "default": d.clock_scale},
+        "dmo": {"type": "integer", "enum": [0, 1], "default": d.dmo},
+        "rounds": {"type": "integer", "minimum": 1, "default": d.rounds},
+        "extension": {"type": "integer", "minimum": 1, "default": d.extension},
+        "max_rounds": {"type": "integer", "minimum": 1, "default": d.max_rounds},
+    }
+    if d.variant == "final":
+        schema["items"] = {
+            "type": "array",
+            "items": {"type": "array", "items": {"enum": list(ITEMS)}},
+            "default": [list(held) for held in d.items],
+        }
+    if d.variant == "gauntlet":
+        schema["max_replays"] = {"type": "integer", "minimum": 0, "default": d.max_replays}
+    for key, entry in schema.items():
+        entry["description"] = _OPTION_HELP[key]
+    return schema
+
+
+def _int_option(options: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    value = options.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise OptionsError(f"option {key!r} must be an integer")
+    if not lo <= value <= hi:
+        raise OptionsError(f"option {key!r} must be between {lo} and {hi}")
+    return value
+
+
+def configure(variant: str, options: Mapping[str, Any]) -> Options:
+    """Validated options for `variant`; OptionsError names the offending option."""
+    if variant not in VARIANT_NAMES:
+        raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANT_NAMES)})")
+    if not isinstance(options, Mapping):
+        raise OptionsError("options must be an object")
+    d = _defaults(variant)
+    known = set(Options.__struct_fields__)
+    for key in options:
+        if key not in known:
+            raise OptionsError(f"unknown option {key!r} (known: {', '.join(sorted(known - {'variant'}))})")
+    if options.get("variant", variant) != variant:
+        raise OptionsError(f"option 'variant' is {options.get('variant')!r}, not {variant!r}")
+
+    round_seconds = _int_option(options, "round_seconds", d.round_seconds, 1, 86_400)
+    scale = options.get("clock_scale", d.clock_scale)
+    if not isinstance(scale, int | float) or isinstance(scale, bool):
+        raise OptionsError("option 'clock_scale' must be a number")
+    scale = float(scale)
+    if not math.isfinite(scale) or scale <= 0:
+        raise OptionsError("option 'clock_scale' must be a finite number above 0")
+    dmo = _int_option(options, "dmo", d.dmo, 0, SEATS - 1)
+    rounds = _int_option(options, "rounds", d.rounds, 1, 1000)
+    extension = _int_option(options, "extension", d.extension, 1, 1000)
+    max_rounds = _int_option(options, "max_rounds", d.max_rounds, 1, 1000)
+    if max_rounds < rounds:
+        raise OptionsError(f"option 'max_rounds' ({max_rounds}) is below 'rounds' ({rounds})")
+
+    raw_items = options.get("items", [list(held) for held in d.items])
+    if not isinstance(raw_items, list | tuple) or len(raw_items) != SEATS:
+        raise OptionsError("option 'items' must be a list of two lists of item names")
+    items: list[tuple[str, ...]] = []
+    for seat, held in enumerate(raw_items):
+        if not isinstance(held, list | tuple) or not all(isinstance(i, str) for i in held):
+            raise OptionsError(f"option 'items': seat {seat} needs a list of item names")
+        for item in held:
+            if item not in ITEMS:
+                raise OptionsError(
+                    f"option 'items': unknown item {item!r} (known: {', '.join(ITEMS)})"
+                )
+        if len(set(held)) != len(held):
+            raise OptionsError(f"option 'items': seat {seat} holds an item twice")
+        items.append(tuple(i for i in ITEMS if i in held))
+    if variant != "final" and any(items):
+        raise OptionsError("option 'items': only the final variant has items")
+
+    max_replays = _int_option(options, "max_replays", d.max_replays, 0, 1000)
+    if variant != "gauntlet" and max_replays != d.max_replays:
+        raise OptionsError("option 'max_replays': only the gauntlet variant replays rounds")
+
+    return Options(
+        variant=variant,
+        round_seconds=round_seconds,
+        clock_scale=scale,
+        dmo=dmo,
+        rounds=rounds,
+        extension=extension,
+        max_rounds=max_rounds,
+        items=tuple(items),
+        max_replays=max_replays,
+    )
+
+
+def round_ms(options: Options) -> int:
+    """A round's clock in milliseconds (at least 1)."""
+    return max(1, int(options.round_seconds * 1000 * options.clock_scale + 0.5))
+
+
+def seat_count(options: Any) -> int:
+    return SEATS
+
+
+def make_setup(options: Any, rng: Rng) -> Any:
+    """Nothing is secret at the start of a Five-Card Trick."""
+    return {}
+
+
+# --- commands --------------------------------------------------------------------------
+
+
+class Submit(msgspec.Struct, frozen=True, tag="submit"):
+    """A round's move; it replaces any earlier one of the same round."""
+
+    round: int
+    actions: tuple[str, ...]
+    block: str | None = None
+    items: tuple[str, ...] = ()
+
+
+class UseItem(msgspec.Struct, frozen=True, tag="use_item"):
+    """Use an item outside a submission (Claim Priority)."""
+
+    item: str
+    round: int
+
+
+Command = Submit | UseItem
+command_type: Any = Command
+
+
+# --- events ----------------------------------------------------------------------------
+
+
+class Submission(msgspec.Struct, frozen=True):
+    """A normalised move: canonical action names in canonical order (copies adjacent)."""
+
+    actions: tuple[str, ...] = ()
+    block: str | None = None
+    items: tuple[str, ...] = ()
+
+
+class RoundStarted(msgspec.Struct, frozen=True, tag="round_started"):
+    round: int
+    deadline: int
+
+
+class Submitted(msgspec.Struct, frozen=True, tag="submitted"):
+    seat: int
+    round: int
+    actions: tuple[str, ...]
+    block: str | None
+    items: tuple[str, ...]
+
+
+class Play(msgspec.Struct, frozen=True):
+    """One action a seat submitted (all its copies) and what became of it.
+
+    status: resolved | failed | canceled | blocked | disregarded. `reason` says why for
+    every status but resolved (a reason code, see reason_text)."""
+
+    action: str
+    copies: int
+    status: str
+    reason: str | None = None
+
+
+class SeatOutcome(msgspec.Struct, frozen=True):
+    submitted: bool
+    plays: tuple[Play, ...]
+    block: str | None  # the Block target as submitted (projections hide it unless resolved)
+    items: tuple[str, ...]  # items used in this round's submission
+    effective: tuple[str, ...]  # the cards that counted (history for later restrictions)
+    scored: int  # from Score
+    took: int  # from the pot (Claim or Steal)
+    bonus: int  # 1 if all five lights came on
+    lights: tuple[str, ...]  # lit after the round (after a bonus turned them off)
+    chips: int  # after the round
+    blocked_next: tuple[str, ...]  # actions blocked for this seat next round
+    priority: bool  # may use Claim Priority next round (final; holding it or not)
+
+    @property
+    def gained(self) -> int:
+        return self.scored + self.took + self.bonus
+
+
+class RoundResolved(msgspec.Struct, frozen=True, tag="round_resolved"):
+    round: int
+    at: int
+    seats: tuple[SeatOutcome, ...]
+    pot_before: int
+    grown: int
+    pot_after: int
+    taken_by: int | None  # the seat that took the pot, if anyone did
+
+
+class RoundReplayed(msgspec.Struct, frozen=True, tag="round_replayed"):
+    """gauntlet: both players missed; the same round is played again."""
+
+    round: int
+    deadline: int
+    replays: int  # consecutive replays so far
+
+
+class PriorityClaimed(msgspec.Struct, frozen=True, tag="priority_claimed"):
+    """final: Claim Priority took the pot; the round's clock restarted."""
+
+    seat: int
+    round: int
+    took: int
+    chips: int
+    pot_after: int
+    deadline: int
+
+
+class Extended(msgspec.Struct, frozen=True, tag="extended"):
+    """A tie at the scheduled end: play goes on to round `until`."""
+
+    after_round: int
+    until: int
+
+
+class GameOver(msgspec.Struct, frozen=True, tag="game_over"):
+    winner: int
+    reason: str
+    rounds: int
+    chips: tuple[int, ...]
+    items_left: tuple[int, ...]
+
+
+Event = RoundStarted | Submitted | RoundResolved | RoundReplayed | PriorityClaimed | Extended | GameOver
+
+
+# --- state -----------------------------------------------------------------------------
+
+
+class SeatState(msgspec.Struct, frozen=True):
+    chips: int = 0
+    lights: tuple[str, ...] = ()  # lit actions, canonical order
+    history: tuple[tuple[str, ...], ...] = ()  # effective cards of up to 2 past rounds, oldest first
+    reset_last: bool = False  # used Limit Reset last round: only last round restricts
+    blocked: tuple[str, ...] = ()  # actions blocked for this seat in the current round
+    items: tuple[str, ...] = ()  # unused items (as of the last results)
+    used: tuple[str, ...] = ()  # used items, in order of use
+    pending: Submission | None = None  # this round's submission so far
+    priority: bool = False  # may use Claim Priority in the current round (if held)
+
+
+class State(msgspec.Struct, frozen=True):
+    options: Options
+    seats: tuple[SeatState, ...]
+    end_round: int
+    round: int = 0
+    deadline: int | None = None
+    pot: int = 1
+    replays: int = 0
+    last: RoundResolved | None = None
+    finished: GameOver | None = None
+
+    @property
+    def variant(self) -> str:
+        return self.options.variant
+
+
+def initial_state(options: Options, setup: Any, seed: bytes) -> State:
+    return State(
+        options=options,
+        seats=tuple(SeatState(items=options.items[s]) for s in range(SEATS)),
+        end_round=options.rounds,
+    )
+
+
+def start(state: State, now: int) -> tuple[Event, ...]:
+    return (RoundStarted(round=1, deadline=now + round_ms(state.options)),)
+
+
+# --- restrictions ----------------------------------------------------------------------
+
+
+def _order(actions: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted(actions, key=ACTIONS.index))
+
+
+def _distinct(actions: Sequence[str]) -> tuple[str, ...]:
+    return tuple(a for a in ACTIONS if a in actions)
+
+
+def _pairs(cards: Sequence[str]) -> list[tuple[str, str]]:
+    """Every selection of 2 of the cards (as ordered pairs of names)."""
+    out: list[tuple[str, str]] = []
+    for x, y in combinations(_order(cards), 2):
+        if (x, y) not in out:
+            out.append((x, y))
+    return out
+
+
+def disregards(seat: SeatState, sub: Submission, variant: str) -> tuple[tuple[str, str], ...]:
+    """The submitted actions that will be disregarded, with the reason: (action, reason).
+
+    Used both for the sender's warnings and at resolution. Restrictions look at the
+    *effective* cards of past rounds (seat.history); Limit Reset lifts them for its round
+    and, for the next round, cuts the history back to the Limit Reset round."""
+    reasons: dict[str, str] = {}
+    restricted = "limit_reset" not in sub.items
+    last = seat.history[-1] if seat.history else ()
+    before = seat.history[-2] if len(seat.history) >= 2 and not seat.reset_last else None
+    for action in _distinct(sub.actions):
+        if action == "block" and sub.block is None:
+            reasons[action] = NO_BLOCK_TARGET
+        elif not restricted:
+            continue
+        elif variant == "final" and last.count(action) >= 2:
+            reasons[action] = DOUBLED_LAST_ROUND
+        elif before is not None and action in last and action in before:
+            reasons[action] = THIRD_IN_A_ROW
+    if restricted:
+        repeated = _pairs(last)
+        for pair in _pairs(sub.actions):
+            if pair in repeated:
+                for action in pair:
+                    reasons.setdefault(action, SAME_PAIR)
+    return tuple((a, reasons[a]) for a in ACTIONS if a in reasons)
+
+
+def warnings_for(seat: SeatState, sub: Submission, variant: str) -> tuple[str, ...]:
+    terms = TERMS[variant]
+    out = [
+        f"{terms.of(action)} will be disregarded ({reason_text(reason, terms)}): "
+        f"it will not count, collide or light its {terms.light}"
+        for action, reason in disregards(seat, sub, variant)
+    ]
+    if "overload" in sub.items and len(sub.actions) < 3:
+        out.append(
+            f"Overload is used up by this submission although it has only "
+            f"{len(sub.actions)} {terms.action_plural}"
+        )
+    return tuple(out)
+
+
+# --- resolution ------------------------------------------------------------------------
+
+
+def _effective(sub: Submission | None, gone: Mapping[str, str]) -> tuple[str, ...]:
+    if sub is None:
+        return ()
+    return tuple(a for a in sub.actions if a not in gone)
+
+
+def resolve(state: State, at: int) -> RoundResolved:
+    """The results of the current round from the pending submissions (missing = none)."""
+    variant = state.variant
+    subs = [s.pending for s in state.seats]
+    gone: list[dict[str, str]] = [
+        dict(disregards(seat, sub, variant)) if sub is not None else {}
+        for seat, sub in zip(state.seats, subs, strict=True)
+    ]
+    eff = [_effective(sub, g) for sub, g in zip(subs, gone, strict=True)]
+
+    # Which cards stand (majority of copies, not blocked): "live".
+    status: list[dict[str, tuple[str, str | None]]] = [{}, {}]
+    live: list[set[str]] = [set(), set()]
+    for s in range(SEATS):
+        o = 1 - s
+        sub = subs[s]
+        if sub is None:
+            continue
+        for action in _distinct(sub.actions):
+            if action in gone[s]:
+                status[s][action] = ("disregarded", gone[s][action])
+                continue
+            mine, theirs = eff[s].count(action), eff[o].count(action)
+            if action in state.seats[s].blocked:
+                status[s][action] = ("blocked", "blocked")
+            elif theirs > mine:
+                status[s][action] = ("canceled", "outnumbered")
+            elif theirs == mine:
+                status[s][action] = ("canceled", "collision")
+            else:
+                live[s].add(action)
+
+    scored = [1 if "score" in live[s] else 0 for s in range(SEATS)]
+    grown = sum(1 for s in range(SEATS) if "grow" in live[s])
+    pot = state.pot + grown
+    taken_by: int | None = None
+    for s in range(SEATS):
+        o = 1 - s
+        if "claim" in live[s]:
+            if "steal" in live[o]:
+                status[s]["claim"] = ("failed", "stolen")
+            else:
+                status[s]["claim"] = ("resolved", None)
+                taken_by = s
+        if "steal" in live[s]:
+            if "claim" in live[o]:
+                status[s]["steal"] = ("resolved", None)
+                taken_by = s
+            else:
+                status[s]["steal"] = ("failed", "no_claim")
+        for action in ("score", "grow", "block"):
+            if action in live[s]:
+                status[s][action] = ("resolved", None)
+    took = [pot if taken_by == s else 0 for s in range(SEATS)]
+    pot_after = 1 if taken_by is not None else pot
+
+    outcomes: list[SeatOutcome] = []
+    for s in range(SEATS):
+        o = 1 - s
+        seat, sub = state.seats[s], subs[s]
+        lit = set(seat.lights) | set(eff[s])
+        bonus = 1 if all(a in lit for a in ACTIONS) else 0
+        lights = () if bonus else _distinct(tuple(lit))
+        opp_sub = subs[o]
+        blocked_next: tuple[str, ...] = ()
+        if opp_sub is not None and "block" in live[o] and opp_sub.block is not None:
+            blocked_next = (opp_sub.block,)
+        claims = eff[s].count("claim")
+        priority = (
+            variant == "final"
+            and claims > 0
+            and claims == eff[o].count("claim")
+            and "steal" not in live[o]
+        )
+        plays: tuple[Play, ...] = ()
+        if sub is not None:
+            plays = tuple(
+                Play(a, sub.actions.count(a), *status[s][a]) for a in _distinct(sub.actions)
+            )
+        outcomes.append(
+            SeatOutcome(
+                submitted=sub is not None,
+                plays=plays,
+                block=sub.block if sub is not None else None,
+                items=sub.items if sub is not None else (),
+                effective=eff[s],
+                scored=scored[s],
+                took=took[s],
+                bonus=bonus,
+                lights=lights,
+                chips=seat.chips + scored[s] + took[s] + bonus,
+                blocked_next=blocked_next,
+                priority=priority,
+            )
+        )
+    return RoundResolved(
+        round=state.round,
+        at=at,
+        seats=tuple(outcomes),
+        pot_before=state.pot,
+        grown=grown,
+        pot_after=pot_after,
+        taken_by=taken_by,
+    )
+
+
+def _game_over(state: State, rounds: int, how: str) -> GameOver:
+    """The end of the match scored from `state` (after the last round was folded)."""
+    terms = TERMS[state.variant]
+    chips = tuple(s.chips for s in state.seats)
+    left = tuple(len(s.items) for s in state.seats)
+    dmo = state.options.dmo
+    if chips[0] != chips[1]:
+        winner = 0 if chips[0] > chips[1] else 1
+        reason = f"more {terms.chip_plural} {how}"
+    elif state.variant == "final" and left[0] != left[1]:
+        winner = 0 if left[0] > left[1] else 1
+        reason = f"tied {how}: more unused items"
+    else:
+        winner = dmo
+        reason = f"tied {how}: the Death Match Opponent wins"
+    return GameOver(winner=winner, reason=reason, rounds=rounds, chips=chips, items_left=left)
+
+
+def _close_round(state: State, at: int) -> list[Event]:
+    """Resolve the current round and say what comes next."""
+    resolved = resolve(state, at)
+    events: list[Event] = [resolved]
+    after = evolve(state, resolved)
+    r = state.round
+    if r >= after.end_round:
+        chips = [s.chips for s in after.seats]
+        if chips[0] != chips[1] or r >= state.options.max_rounds:
+            events.append(_game_over(after, r, f"after round {r}"))
+            return events
+        until = min(r + state.options.extension, state.options.max_rounds)
+        events.append(Extended(after_round=r, until=until))
+    events.append(RoundStarted(round=r + 1, deadline=at + round_ms(state.options)))
+    return events
+
+
+# --- commands --------------------------------------------------------------------------
+
+
+def _action_names(variant: str) -> dict[str, str]:
+    names = {a: a for a in ACTIONS}
+    for action, shown in zip(ACTIONS, TERMS[variant].actions, strict=True):
+        names[shown.lower()] = action
+    return names
+
+
+def parse_action(variant: str, text: str) -> str | None:
+    """A canonical action name from a canonical or displayed name (any case)."""
+    return _action_names(variant).get(text.strip().lower())
+
+
+def parse_item(text: str) -> str | None:
+    key = text.strip().lower().replace(" ", "_").replace("-", "_")
+    return key if key in ITEMS else None
+
+
+def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
+    variant = state.variant
+    terms = TERMS[variant]
+    actions: list[str] = []
+    for text in cmd.actions:
+        action = parse_action(variant, text)
+        if action is None:
+            known = ", ".join(terms.actions)
+            return Rejection("unknown_action", f"{text!r} is not an {terms.action} ({known})")
+        actions.append(action)
+
+    items: list[str] = []
+    for text in cmd.items:
+        item = parse_item(text)
+        if item is None:
+            return Rejection("unknown_item", f"{text!r} is not an item ({', '.join(ITEMS)})")
+        if variant != "final":
+            return Rejection("no_items", f"the {variant} variant has no items")
+        if item in items:
+            return Rejection("duplicate_item", f"{ITEM_TITLES[item]} is named twice")
+        if item not in SUBMISSION_ITEMS:
+            return Rejection(
+                "not_a_submission_item",
+                f"{ITEM_TITLES[item]} is not played in a submission: send use_item instead",
+            )
+        holder = state.seats[seat]
+        if item in holder.used:
+            return Rejection("item_used", f"{ITEM_TITLES[item]} was already used")
+        if item not in holder.items:
+            return Rejection("item_not_held", f"you do not hold {ITEM_TITLES[item]}")
+        items.append(item)
+
+    limit = 3 if "overload" in items else 2
+    if len(actions) > limit:
+        extra = "" if limit == 3 or variant != "final" else " (3 with Overload)"
+        return Rejection(
+            "too_many_actions",
+            f"at most {limit} {terms.action_plural}{extra}; {len(actions)} were submitted",
+        )
+    for action in ACTIONS:
+        n = actions.count(action)
+        if n > 1 and variant != "final":
+            return Rejection(
+                "duplicate_action", f"{terms.of(action)} is named twice; choose different {terms.action_plural}"
+            )
+        if n > 2:
+            return Rejection(
+                "three_identical", f"all three cards are {terms.of(action)}: at most two may be the same"
+            )
+
+    block: str | None = None
+    if cmd.block is not None:
+        block = parse_action(variant, cmd.block)
+        if block is None:
+            return Rejection(
+                "unknown_block_target",
+                f"the {terms.of('block')} target {cmd.block!r} is not an {terms.action}",
+            )
+        if "block" not in actions:
+            return Rejection(
+                "block_target_without_block",
+                f"a {terms.of('block')} target was named but {terms.of('block')} is not played",
+            )
+    return Submission(actions=_order(actions), block=block, items=_order_items(items))
+
+
+def _order_items(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(i for i in ITEMS if i in items)
+
+
+def _wrong_round(state: State, sent: int) -> Rejection | None:
+    if state.finished is not None or state.round == 0:
+        return Rejection("not_in_play", "no round is in play")
+    if sent != state.round:
+        return Rejection(
+            "wrong_round", f"that was for round {sent}; round {state.round} is in play"
+        )
+    return None
+
+
+def decide(state: State, seat: int, command: Any, now: int) -> Decision:
+    if isinstance(command, Submit):
+        stale = _wrong_round(state, command.round)
+        if stale is not None:
+            return stale
+        sub = _normalise(state, seat, command)
+        if isinstance(sub, Rejection):
+            return sub
+        submitted = Submitted(
+            seat=seat, round=state.round, actions=sub.actions, block=sub.block, items=sub.items
+        )
+        events: list[Event] = [submitted]
+        after = evolve(state, submitted)
+        if all(s.pending is not None for s in after.seats):
+            events.extend(_close_round(after, now))
+        return Accepted(
+            events=tuple(events), warnings=warnings_for(state.seats[seat], sub, state.variant)
+        )
+    if isinstance(command, UseItem):
+        return _use_item(state, seat, command, now)
+    return Rejection("bad_command", "unknown command")
+
+
+def _use_item(state: State, seat: int, cmd: UseItem, now: int) -> Decision:
+    item = parse_item(cmd.item)
+    if item is None:
+        return Rejection("unknown_item", f"{cmd.item!r} is not an item ({', '.join(ITEMS)})")
+    if state.variant != "final":
+        return Rejection("no_items", f"the {state.variant} variant has no items")
+    stale = _wrong_round(state, cmd.round)
+    if stale is not None:
+        return stale
+    if item != "claim_priority":
+        return Rejection(
+            "not_a_direct_item",
+            f"{ITEM_TITLES[item]} is used in a submission (items: [{item!r}])",
+        )
+    holder = state.seats[seat]
+    if item in holder.used:
+        return Rejection("item_used", f"{ITEM_TITLES[item]} was already used")
+    if item not in holder.items:
+        return Rejection("item_not_held", f"you do not hold {ITEM_TITLES[item]}")
+    if not holder.priority:
+        return Rejection(
+            "not_eligible",
+            "Claim Priority needs a round just resolved in which both players tied on "
+            "Claim and the opponent's Steal did not stand",
+        )
+    return Accepted(
+        events=(
+            PriorityClaimed(
+                seat=seat,
+                round=state.round,
+                took=state.pot,
+                chips=holder.chips + state.pot,
+                pot_after=1,
+                deadline=now + round_ms(state.options),
+            ),
+        )
+    )
+
+
+# --- time ------------------------------------------------------------------------------
+
+
+def deadline(state: State) -> int | None:
+    if state.finished is not None:
+        return None
+    return state.deadline
+
+
+def expire(state: State, at: int) -> tuple[Event, ...]:
+    if (
+        state.variant == "gauntlet"
+        and all(s.pending is None for s in state.seats)
+    ):
+        if state.replays >= state.options.max_replays:
+            return (
+                _game_over(
+                    state,
+                    state.round - 1,
+                    f"after {state.replays} replays of round {state.round} (abandoned)",
+                ),
+            )
+        return (
+            RoundReplayed(
+                round=state.round, deadline=at + round_ms(state.options), replays=state.replays + 1
+            ),
+        )
+    return tuple(_close_round(state, at))
+
+
+# --- folding ---------------------------------------------------------------------------
+
+
+def _replace_seat(state: State, seat: int, new: SeatState) -> tuple[SeatState, ...]:
+    return tuple(new if i == seat else s for i, s in enumerate(state.seats))
+
+
+def evolve(state: State, event: Any) -> State:
+    rep = msgspec.structs.replace
+    if isinstance(event, RoundStarted):
+        return rep(state, round=event.round, deadline=event.deadline)
+    if isinstance(event, Submitted):
+        sub = Submission(actions=event.actions, block=event.block, items=event.items)
+        return rep(
+            state, seats=_replace_seat(state, event.seat, rep(state.seats[event.seat], pending=sub))
+        )
+    if isinstance(event, RoundResolved):
+        seats = []
+        for seat, out in zip(state.seats, event.seats, strict=True):
+            seats.append(
+                rep(
+                    seat,
+                    chips=out.chips,
+                    lights=out.lights,
+                    history=(*seat.history, out.effective)[-2:],
+                    reset_last="limit_reset" in out.items,
+                    blocked=out.blocked_next,
+                    items=tuple(i for i in seat.items if i not in out.items),
+                    used=seat.used + out.items,
+                    pending=None,
+                    priority=out.priority,
+                )
+            )
+        return rep(
+            state, seats=tuple(seats), pot=event.pot_after, replays=0, last=event, deadline=None
+        )
+    if isinstance(event, RoundReplayed):
+        return rep(state, deadline=event.deadline, replays=event.replays)
+    if isinstance(event, PriorityClaimed):
+        holder = state.seats[event.seat]
+        new = rep(
+            holder,
+            chips=event.chips,
+            items=tuple(i for i in holder.items if i != "claim_priority"),
+            used=(*holder.used, "claim_priority"),
+            priority=False,
+        )
+        return rep(
+            state,
+            seats=_replace_seat(state, event.seat, new),
+            pot=event.pot_after,
+            deadline=event.deadline,
+        )
+    if isinstance(event, Extended):
+        return rep(state, end_round=event.until)
+    if isinstance(event, GameOver):
+        return rep(state, finished=event, deadline=None)
+    raise TypeError(f"not a {name} event: {event!r}")
+
+
+def result(state: State) -> Result | None:
+    over = state.finished
+    if over is None:
+        return None
+    return Result(winner=over.winner, reason=over.reason, rounds=over.rounds, scores=over.chips)
+
+
+def round_of(state: State) -> int:
+    return state.round

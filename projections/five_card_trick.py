@@ -1,0 +1,322 @@
+"""What each viewer may see of a Five-Card Trick.
+
+Hidden until the round resolves: a player's submission (its actions, Block target and
+items). The opponent and spectators learn only that a seat has submitted. After the
+round, everything is public except the target of a Block that did not resolve (canceled,
+blocked or disregarded): only its owner, and full viewers, see what it named.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.engine import MatchState
+from domain.games import five_card_trick as fct
+from domain.games.five_card_trick import (
+    ACTIONS,
+    ITEM_TITLES,
+    TERMS,
+    Extended,
+    GameOver,
+    PriorityClaimed,
+    RoundReplayed,
+    RoundResolved,
+    RoundStarted,
+    SeatOutcome,
+    SeatState,
+    State,
+    Submission,
+    Submitted,
+    Terms,
+)
+from projections.contract import Viewer
+
+
+def _sees_hidden(viewer: Viewer, seat: int) -> bool:
+    return viewer.full or viewer.seat == seat
+
+
+def _terms_view(terms: Terms) -> dict[str, Any]:
+    return {
+        "actions": {a: terms.of(a) for a in ACTIONS},
+        "action": terms.action,
+        "action_plural": terms.action_plural,
+        "chip": terms.chip,
+        "chip_plural": terms.chip_plural,
+        "light": terms.light,
+        "light_plural": terms.light_plural,
+        "pot": terms.pot,
+        "items": dict(ITEM_TITLES),
+    }
+
+
+def _submission_view(seat: SeatState, sub: Submission, variant: str) -> dict[str, Any]:
+    return {
+        "actions": list(sub.actions),
+        "block": sub.block,
+        "items": list(sub.items),
+        "disregarded": [
+            {"action": action, "reason": reason, "reason_text": fct.reason_text(reason, TERMS[variant])}
+            for action, reason in fct.disregards(seat, sub, variant)
+        ],
+        "warnings": list(fct.warnings_for(seat, sub, variant)),
+    }
+
+
+def _block_shown(out: SeatOutcome, seat: int, viewer: Viewer) -> str | None:
+    if out.block is None:
+        return None
+    if _sees_hidden(viewer, seat):
+        return out.block
+    resolved = any(p.action == "block" and p.status == "resolved" for p in out.plays)
+    return out.block if resolved else None
+
+
+def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[str, Any]:
+    terms = TERMS[variant]
+    seats = []
+    for s, out in enumerate(event.seats):
+        seats.append(
+            {
+                "seat": s,
+                "submitted": out.submitted,
+                "plays": [
+                    {
+                        "action": p.action,
+                        "name": terms.of(p.action),
+                        "copies": p.copies,
+                        "status": p.status,
+                        "reason": p.reason,
+                        "reason_text": fct.reason_text(p.reason, terms) if p.reason else None,
+                    }
+                    for p in out.plays
+                ],
+                "block": _block_shown(out, s, viewer),
+                "items": list(out.items),
+                "effective": list(out.effective),
+                "scored": out.scored,
+                "took": out.took,
+                "bonus": out.bonus,
+                "gained": out.gained,
+                "lights": list(out.lights),
+                "chips": out.chips,
+                "blocked_next": list(out.blocked_next),
+                "claim_priority": out.priority,
+            }
+        )
+    return {
+        "type": "round_resolved",
+        "round": event.round,
+        "at": event.at,
+        "pot_before": event.pot_before,
+        "grown": event.grown,
+        "pot_after": event.pot_after,
+        "taken_by": event.taken_by,
+        "seats": seats,
+    }
+
+
+def _game_over_view(event: GameOver) -> dict[str, Any]:
+    return {
+        "type": "game_over",
+        "winner": event.winner,
+        "reason": event.reason,
+        "rounds": event.rounds,
+        "chips": list(event.chips),
+        "items_left": list(event.items_left),
+    }
+
+
+def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
+    """One game event as `viewer` may see it."""
+    if isinstance(event, RoundStarted):
+        return {"type": "round_started", "round": event.round, "deadline": event.deadline}
+    if isinstance(event, Submitted):
+        if _sees_hidden(viewer, event.seat):
+            return {
+                "type": "submitted",
+                "seat": event.seat,
+                "round": event.round,
+                "actions": list(event.actions),
+                "block": event.block,
+                "items": list(event.items),
+            }
+        return {"type": "submitted", "seat": event.seat, "round": event.round}
+    if isinstance(event, RoundResolved):
+        return _resolved_view(event, ms.variant, viewer)
+    if isinstance(event, RoundReplayed):
+        return {
+            "type": "round_replayed",
+            "round": event.round,
+            "deadline": event.deadline,
+            "replays": event.replays,
+        }
+    if isinstance(event, PriorityClaimed):
+        return {
+            "type": "priority_claimed",
+            "seat": event.seat,
+            "round": event.round,
+            "took": event.took,
+            "chips": event.chips,
+            "pot_after": event.pot_after,
+            "deadline": event.deadline,
+        }
+    if isinstance(event, Extended):
+        return {"type": "extended", "after_round": event.after_round, "until": event.until}
+    if isinstance(event, GameOver):
+        return _game_over_view(event)
+    return None
+
+
+def _seat_view(
+    ms: MatchState, gs: State, s: int, viewer: Viewer
+) -> dict[str, Any]:
+    seat = gs.seats[s]
+    terms = TERMS[gs.variant]
+    history: list[list[str] | None] = [None, None, *(list(h) for h in seat.history)][-2:]
+    pending = None
+    if seat.pending is not None and _sees_hidden(viewer, s):
+        pending = _submission_view(seat, seat.pending, gs.variant)
+    return {
+        "seat": s,
+        "name": ms.names[s],
+        "dmo": gs.options.dmo == s,
+        "chips": seat.chips,
+        "lights": list(seat.lights),
+        "lights_shown": [terms.of(a) for a in seat.lights],
+        "blocked": list(seat.blocked),
+        "history": {"r-2": history[0], "r-1": history[1]},
+        "limit_reset_last": seat.reset_last,
+        "submitted": seat.pending is not None,
+        "pending": pending,
+        "items": list(seat.items),
+        "used_items": list(seat.used),
+        "claim_priority_available": seat.priority and "claim_priority" in seat.items,
+    }
+
+
+def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """The game's state as `viewer` may see it."""
+    gs: State = ms.game_state
+    opts = gs.options
+    return {
+        "variant": gs.variant,
+        "terms": _terms_view(TERMS[gs.variant]),
+        "round": gs.round,
+        "deadline": gs.deadline,
+        "round_ms": fct.round_ms(opts),
+        "end_round": gs.end_round,
+        "rounds": opts.rounds,
+        "extension": opts.extension,
+        "max_rounds": opts.max_rounds,
+        "dmo": opts.dmo,
+        "pot": gs.pot,
+        "replays": gs.replays,
+        "seats": [_seat_view(ms, gs, s, viewer) for s in range(len(gs.seats))],
+        "last_round": _resolved_view(gs.last, gs.variant, viewer) if gs.last is not None else None,
+        "over": _game_over_view(gs.finished) if gs.finished is not None else None,
+    }
+
+
+# --- replay text -----------------------------------------------------------------------
+
+
+def _who(ms: MatchState, seat: int) -> str:
+    name = ms.names[seat] if seat < len(ms.names) else None
+    return f"seat {seat} ({name})" if name else f"seat {seat}"
+
+
+def _cards(terms: Terms, actions: tuple[str, ...]) -> str:
+    if not actions:
+        return f"no {terms.action}"
+    return ", ".join(terms.of(a) for a in actions)
+
+
+def _play_text(terms: Terms, action: str, copies: int, status: str, reason: str | None,
+               block: str | None) -> str:
+    text = terms.of(action) + (f" x{copies}" if copies > 1 else "")
+    if action == "block" and block is not None:
+        text += f" ({terms.of(block)})"
+    if status == "resolved":
+        return f"{text} [resolved]"
+    if status == "blocked":
+        return f"{text} [blocked]"
+    return f"{text} [{status}: {fct.reason_text(reason or '', terms)}]"
+
+
+def describe(ms: MatchState, event: Any) -> list[str]:
+    """Lines for a human reading the match (everything shown)."""
+    variant = ms.variant
+    terms = TERMS[variant]
+    if isinstance(event, RoundStarted):
+        return [f"Round {event.round} begins; submissions close at {event.deadline} ms."]
+    if isinstance(event, Submitted):
+        text = f"Round {event.round}: {_who(ms, event.seat)} submits {_cards(terms, event.actions)}"
+        if event.block is not None:
+            text += f", {terms.of('block')} target {terms.of(event.block)}"
+        if event.items:
+            text += ", using " + ", ".join(ITEM_TITLES[i] for i in event.items)
+        return [text + "."]
+    if isinstance(event, RoundResolved):
+        lines = []
+        for s, out in enumerate(event.seats):
+            if not out.submitted:
+                played = f"missed the round (no {terms.action})"
+            elif not out.plays:
+                played = f"no {terms.action}"
+            else:
+                played = ", ".join(
+                    _play_text(terms, p.action, p.copies, p.status, p.reason, out.block)
+                    for p in out.plays
+                )
+            if out.items:
+                played += " using " + ", ".join(ITEM_TITLES[i] for i in out.items)
+            gains = []
+            if out.scored:
+                gains.append(f"+{out.scored} {terms.of('score')}")
+            if out.took:
+                gains.append(f"+{out.took} from the {terms.pot}")
+            if out.bonus:
+                gains.append(f"+{out.bonus} for all five {terms.light_plural}")
+            gain_text = f" ({', '.join(gains)})" if gains else ""
+            lit = ", ".join(terms.of(a) for a in out.lights) or "none"
+            line = (
+                f"Round {event.round}: {_who(ms, s)} {played}; now {terms.chips(out.chips)}"
+                f"{gain_text}; {terms.light_plural} on: {lit}"
+            )
+            if out.blocked_next:
+                line += f"; {_cards(terms, out.blocked_next)} blocked for it next round"
+            if out.priority:
+                line += "; may use Claim Priority next round"
+            lines.append(line + ".")
+        pot = f"Round {event.round}: {terms.pot} {event.pot_before}"
+        if event.grown:
+            pot += f" + {event.grown}"
+        if event.taken_by is not None:
+            pot += f", taken by {_who(ms, event.taken_by)}, refilled to {event.pot_after}"
+        else:
+            pot += f" -> {event.pot_after}"
+        lines.append(pot + ".")
+        return lines
+    if isinstance(event, RoundReplayed):
+        return [
+            f"Round {event.round}: both players missed; the round is replayed "
+            f"(replay {event.replays}), closing at {event.deadline} ms."
+        ]
+    if isinstance(event, PriorityClaimed):
+        return [
+            f"Round {event.round}: {_who(ms, event.seat)} uses Claim Priority and takes "
+            f"{terms.chips(event.took)} from the {terms.pot} (now {terms.chips(event.chips)}); "
+            f"the round's clock restarts, closing at {event.deadline} ms."
+        ]
+    if isinstance(event, Extended):
+        return [
+            f"Tied after round {event.after_round}: the match is extended to round {event.until}."
+        ]
+    if isinstance(event, GameOver):
+        chips = " to ".join(str(c) for c in event.chips)
+        return [
+            f"Game over after {event.rounds} rounds: {_who(ms, event.winner)} wins "
+            f"({event.reason}); {terms.chip_plural} {chips}."
+        ]
+    return []
