@@ -1,0 +1,210 @@
+"""Bots and terminal front-ends, found by game name.
+
+A bot is a client: it sees only the `view` the server sends its seat, and it gets its
+randomness from the `random.Random` its caller seeds. Adding a game's bots is adding an
+entry to `BOTS` (and, for `daedalus play`, to `TERMINALS`).
+
+    bot = BOTS["five-card-trick"]["heuristic"](random.Random(7))
+    for command in bot.act(view):      # commands to send now (often none)
+        ...
+        bot.feedback(command, accepted, warnings, code)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from clients.bots import five_card_trick
+
+if TYPE_CHECKING:
+    from clients.client import MatchConnection
+
+
+class Bot(Protocol):
+    def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        """Commands to send now, given the seat's latest view (empty: nothing to do).
+
+        Called after every update the bot has caught up with, so it must remember what it
+        already sent (a round it has submitted in, an item it has used)."""
+        ...
+
+    def feedback(
+        self, command: dict[str, Any], accepted: bool, warnings: Sequence[str], code: str | None
+    ) -> None:
+        """What became of a command from `act` (a rejection lets the bot try again)."""
+        ...
+
+
+BotFactory = Callable[[random.Random], Bot]
+
+
+class Terminal(Protocol):
+    """A game's text front-end for `daedalus play`."""
+
+    help: str
+
+    def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
+        """The view as a person reads it."""
+        ...
+
+    def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+        """The game's events of one update as lines (the engine's are shown by the caller)."""
+        ...
+
+    def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
+        """A typed line as a game command (ValueError with a helpful message if not)."""
+        ...
+
+
+BOTS: Mapping[str, Mapping[str, BotFactory]] = {
+    "five-card-trick": {
+        "random": five_card_trick.RandomBot,
+        "heuristic": five_card_trick.HeuristicBot,
+    },
+}
+
+TERMINALS: Mapping[str, Terminal] = {
+    "five-card-trick": five_card_trick.TERMINAL,
+}
+
+DEFAULT_LINEUP = ("heuristic", "random")
+
+
+def bot_factory(game: str, name: str) -> BotFactory:
+    try:
+        bots = BOTS[game]
+    except KeyError:
+        raise KeyError(f"no bots for game {game!r} (games with bots: {', '.join(sorted(BOTS))})") from None
+    try:
+        return bots[name]
+    except KeyError:
+        raise KeyError(f"no bot {name!r} for {game} (bots: {', '.join(sorted(bots))})") from None
+
+
+MAX_REJECTIONS_PER_UPDATE = 3
+
+
+async def play_bot(conn: MatchConnection, bot: Bot) -> dict[str, Any]:
+    """Play one seat over its connection until the match ends; the final view.
+
+    The bot acts on the latest view only once every received message is read, so a
+    catch-up replay of old updates never makes it answer an old round."""
+    rejections = 0
+    async for message in conn:
+        view = conn.view
+        if view is not None and view.get("ended"):
+            return view
+        if message.get("type") == "update":
+            rejections = 0
+        if conn.backlog() or view is None or rejections >= MAX_REJECTIONS_PER_UPDATE:
+            continue
+        for command in bot.act(view):
+            result = await conn.send_command(command)
+            bot.feedback(command, result.accepted, result.warnings, result.code)
+            if not result.accepted:
+                rejections += 1
+                break
+    if conn.view is not None and conn.view.get("ended"):
+        return conn.view
+    raise ConnectionError(f"the connection ended before the match did: {conn.close_reason}")
+
+
+@dataclass
+class Simulation:
+    """A bot match played in-process through the engine (no server, no clock)."""
+
+    entries: list[Any] = field(default_factory=list)
+    outcomes: list[Any] = field(default_factory=list)  # one per entry, the create's empty
+    result: Any = None
+    rejections: list[tuple[int, int, dict[str, Any], str]] = field(default_factory=list)
+    warnings: list[tuple[int, int, dict[str, Any], tuple[str, ...]]] = field(default_factory=list)
+    commands: int = 0
+
+
+def simulate(
+    game: str,
+    bots: Sequence[Bot],
+    *,
+    variant: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    seed: bytes = b"\x00" * 32,
+    max_entries: int = 10_000,
+) -> Simulation:
+    """Play a whole match between `bots` (one a seat) through domain.engine.propose.
+
+    Each bot sees only match_view(...) for its seat, as over a socket. Commands are sent
+    a millisecond apart; when no bot has anything to send, time jumps to the deadline."""
+    from domain import engine
+    from projections.common import match_view
+    from projections.contract import Viewer
+    from projections.registry import hosted
+
+    host = hosted(game)
+    now = 1_000_000
+    first = engine.create_entry(
+        host.rules, match_id="simulated", variant=variant, options=options or {}, seed=seed, ts=now
+    )
+    ms = engine.open_match(host.rules, first)
+    sim = Simulation(entries=[first], outcomes=[engine.Outcome()])
+    if len(bots) != ms.seats:
+        raise ValueError(f"{game} needs {ms.seats} bots, got {len(bots)}")
+    for seat in range(ms.seats):
+        entry, ms, outcome = engine.propose(
+            ms, kind="join", seat=None, cid=f"join-{seat}", body={"name": f"bot {seat}", "seat": seat}, ts=now
+        )
+        sim.entries.append(entry)
+        sim.outcomes.append(outcome)
+        if outcome.rejection is not None:
+            raise RuntimeError(f"seat {seat}: {outcome.rejection}")
+    while not ms.ended:
+        if len(sim.entries) > max_entries:
+            raise RuntimeError(f"no end after {max_entries} entries")
+        acted = False
+        for seat, bot in enumerate(bots):
+            if ms.ended:
+                break
+            for command in bot.act(match_view(host.views, ms, Viewer(seat=seat))):
+                now += 1
+                entry, ms, outcome = engine.propose(
+                    ms, kind="command", seat=seat, cid=f"c{len(sim.entries)}", body=command, ts=now
+                )
+                sim.entries.append(entry)
+                sim.outcomes.append(outcome)
+                sim.commands += 1
+                acted = True
+                rejection = outcome.rejection
+                bot.feedback(command, rejection is None, outcome.warnings, rejection.code if rejection else None)
+                if rejection is not None:
+                    sim.rejections.append((entry.seq, seat, command, f"{rejection.code}: {rejection.reason}"))
+                    break
+                if outcome.warnings:
+                    sim.warnings.append((entry.seq, seat, command, tuple(outcome.warnings)))
+        if not acted and not ms.ended:
+            due = engine.deadline(ms)
+            if due is None:
+                raise RuntimeError("the match waits on nobody, yet has not ended")
+            now = max(now + 1, due)
+            entry, ms, outcome = engine.propose(
+                ms, kind="tick", seat=None, cid=None, body={"deadline": due}, ts=now
+            )
+            sim.entries.append(entry)
+            sim.outcomes.append(outcome)
+    sim.result = ms.result
+    return sim
+
+
+__all__ = [
+    "BOTS",
+    "DEFAULT_LINEUP",
+    "TERMINALS",
+    "Bot",
+    "BotFactory",
+    "Simulation",
+    "Terminal",
+    "bot_factory",
+    "play_bot",
+    "simulate",
+]

@@ -1,0 +1,507 @@
+"""An asyncio client for a Daedalus server: HTTP for matches and seats, a WebSocket per match.
+
+    async with DaedalusHttp("http://127.0.0.1:8000") as http:
+        match = await http.create_match("five-card-trick", "dm12", {"clock_scale": 0.01})
+        seat = await http.claim_seat(match["match"], "Alice")
+    async with MatchConnection(url, match["match"], token=seat["token"]) as conn:
+        async for message in conn:          # welcome, update, ack, rejected, error, pong
+            ...
+        result = await conn.send_command({"type": "submit", ...})
+
+A `MatchConnection` keeps the seq of the last update it saw and the latest view. When the
+socket drops (the server closes a slow reader with 4008, the network goes away, ...) it
+reconnects by itself with `since=<last seq>` and sends again every command still waiting
+for its answer, under the same id, so nothing is lost and nothing is applied twice.
+`drop()` cuts the socket on purpose, to exercise exactly that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from domain.engine import Entry
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+# Close codes after which the connection resumes by itself. 4008: the server dropped a
+# slow reader. 1006 (or no close frame at all): the connection was lost.
+RESUMABLE_CLOSE_CODES = frozenset({1001, 1006, 1011, 1012, 1013, 1014, 4008})
+
+
+def endpoints(server: str) -> tuple[str, str]:
+    """The HTTP base URL and the WebSocket URL of a server.
+
+    `server` may be given as http(s)://host:port, ws(s)://host:port[/ws] or host:port."""
+    if "://" not in server:
+        server = "http://" + server
+    parts = urlsplit(server)
+    scheme = parts.scheme.lower()
+    if scheme in ("ws", "wss"):
+        http_scheme = "https" if scheme == "wss" else "http"
+    elif scheme in ("http", "https"):
+        http_scheme = scheme
+    else:
+        raise ValueError(f"not a server address: {server!r}")
+    path = parts.path.rstrip("/")
+    if path.endswith("/ws"):
+        path = path[: -len("/ws")]
+    base = urlunsplit((http_scheme, parts.netloc, path, "", ""))
+    ws_scheme = "wss" if http_scheme == "https" else "ws"
+    ws = urlunsplit((ws_scheme, parts.netloc, path + "/ws", "", ""))
+    return base, ws
+
+
+def decode_log(data: bytes | str) -> list[Entry]:
+    """Log entries from NDJSON (one Entry JSON object per line)."""
+    if isinstance(data, str):
+        data = data.encode()
+    entries: list[Entry] = []
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(msgspec.json.decode(line, type=Entry))
+        except msgspec.DecodeError as exc:
+            raise ValueError(f"line {number}: not a log entry: {exc}") from exc
+    return entries
+
+
+def read_log_file(path: str | Path) -> list[Entry]:
+    return decode_log(Path(path).read_bytes())
+
+
+# --- HTTP ------------------------------------------------------------------------------
+
+
+class HttpError(Exception):
+    """A 4xx/5xx answer: the server's error code and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class DaedalusHttp:
+    """The server's HTTP endpoints. Use as an async context manager (or call aclose())."""
+
+    def __init__(self, base_url: str = DEFAULT_SERVER, *, timeout: float = 10.0) -> None:
+        self.base_url = endpoints(base_url)[0]
+        self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+
+    async def __aenter__(self) -> DaedalusHttp:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        try:
+            response = await self._client.request(method, path, json=body)
+        except httpx.TransportError as exc:
+            raise ConnectionError(f"{self.base_url}{path}: {exc!r}") from exc
+        if response.status_code >= 400:
+            code, message = f"http_{response.status_code}", response.text
+            with contextlib.suppress(ValueError, AttributeError, TypeError):
+                error = response.json()["error"]
+                code, message = str(error.get("code", code)), str(error.get("message", ""))
+            raise HttpError(response.status_code, code, message)
+        return response
+
+    async def health(self) -> bool:
+        response = await self._request("GET", "/health")
+        return bool(response.json().get("ok"))
+
+    async def games(self) -> list[dict[str, Any]]:
+        response = await self._request("GET", "/games")
+        games: list[dict[str, Any]] = response.json()["games"]
+        return games
+
+    async def create_match(
+        self, game: str, variant: str | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"game": game, "options": options or {}}
+        if variant is not None:
+            body["variant"] = variant
+        response = await self._request("POST", "/matches", body)
+        created: dict[str, Any] = response.json()
+        return created
+
+    async def claim_seat(self, match: str, name: str, seat: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        response = await self._request("POST", f"/matches/{match}/seats", body)
+        claimed: dict[str, Any] = response.json()
+        return claimed
+
+    async def status(self, match: str) -> dict[str, Any]:
+        """The public (spectator) view of the match, with its "seq"."""
+        response = await self._request("GET", f"/matches/{match}")
+        view: dict[str, Any] = response.json()
+        return view
+
+    async def log(self, match: str) -> list[Entry]:
+        """The whole log of a finished match (HttpError 409 match_not_over before)."""
+        response = await self._request("GET", f"/matches/{match}/log")
+        return decode_log(response.content)
+
+
+# --- WebSocket -------------------------------------------------------------------------
+
+
+class ConnectionFailed(Exception):
+    """The server refused the hello (unknown_match, bad_token, ...) or could not be reached."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The server's answer to one command: an ack, a rejection, or an error naming its id."""
+
+    id: str
+    accepted: bool
+    seq: int | None = None
+    warnings: tuple[str, ...] = ()
+    duplicate: bool = False
+    code: str | None = None
+    reason: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> CommandResult:
+        kind = message.get("type")
+        if kind == "ack":
+            return cls(
+                id=str(message["id"]),
+                accepted=True,
+                seq=message.get("seq"),
+                warnings=tuple(message.get("warnings") or ()),
+                duplicate=bool(message.get("duplicate", False)),
+                raw=message,
+            )
+        return cls(
+            id=str(message.get("id")),
+            accepted=False,
+            seq=message.get("seq"),
+            duplicate=bool(message.get("duplicate", False)),
+            code=message.get("code"),
+            reason=message.get("reason") if kind == "rejected" else message.get("message"),
+            raw=message,
+        )
+
+
+_END: dict[str, Any] = {"type": "__end__"}
+
+
+class MatchConnection:
+    """One viewer's WebSocket to one match: a player (with its seat token) or a spectator."""
+
+    def __init__(
+        self,
+        url: str,
+        match: str,
+        token: str | None = None,
+        since: int = 0,
+        *,
+        resume: bool = True,
+        max_resume_attempts: int = 8,
+        open_timeout: float = 10.0,
+        ping_interval: float | None = 20.0,
+    ) -> None:
+        self.url = endpoints(url)[1]
+        self.match = match
+        self.token = token
+        self.last_seq = since
+        self.view: dict[str, Any] | None = None
+        self.welcome: dict[str, Any] | None = None
+        self.resumes = 0
+        self.closed = False
+        self.close_reason: str | None = None
+        self._resume = resume
+        self._max_resume_attempts = max_resume_attempts
+        self._open_timeout = open_timeout
+        self._ping_interval = ping_interval
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._pending: dict[str, asyncio.Future[CommandResult]] = {}
+        self._pending_frames: dict[str, str] = {}
+        self._prefix = secrets.token_hex(4)
+        self._ids = itertools.count(1)
+        self._changed = asyncio.Condition()
+        self._closing = False
+
+    # -- lifecycle --
+
+    async def __aenter__(self) -> MatchConnection:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> dict[str, Any]:
+        """Open the socket, say hello and wait for the welcome (ConnectionFailed if refused)."""
+        welcome = await self._open()
+        self._reader = asyncio.create_task(self._read_forever(), name=f"daedalus-{self.match}")
+        return welcome
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None and self._reader is not asyncio.current_task():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        await self._finish("closed by the client")
+
+    async def drop(self) -> None:
+        """Cut the socket without a close handshake, as a network failure would.
+
+        The connection then resumes by itself (with since=<last seq seen>); this waits until
+        it has (or has given up)."""
+        ws = self._ws
+        if ws is None:
+            return
+        resumes = self.resumes
+        ws.transport.abort()
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.resumes > resumes or self.closed)
+
+    @property
+    def role(self) -> str | None:
+        return self.welcome.get("role") if self.welcome else None
+
+    @property
+    def seat(self) -> int | None:
+        return self.welcome.get("seat") if self.welcome else None
+
+    def backlog(self) -> int:
+        """How many received messages are waiting to be read from the iterator."""
+        return max(0, self._inbox.qsize() - (1 if self.closed else 0))  # not the end marker
+
+    # -- receiving --
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            message = await self.recv()
+            if message is None:
+                return
+            yield message
+
+    async def recv(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next server message, in order (None once the connection has ended)."""
+        if self.closed and self._inbox.empty():
+            return None
+        message = await asyncio.wait_for(self._inbox.get(), timeout)
+        if message is _END:
+            self._inbox.put_nowait(_END)  # every later recv() ends too
+            return None
+        return message
+
+    async def wait_view(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float | None = None
+    ) -> dict[str, Any]:
+        """The latest view once predicate(view) holds (whether or not the inbox is read)."""
+
+        def ready() -> bool:
+            return self.closed or (self.view is not None and predicate(self.view))
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(ready), timeout)
+        if self.view is None or not predicate(self.view):
+            raise ConnectionError(f"connection ended: {self.close_reason}")
+        return self.view
+
+    # -- sending --
+
+    def next_id(self) -> str:
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def send_command(
+        self, command: dict[str, Any], id: str | None = None, timeout: float | None = 30.0
+    ) -> CommandResult:
+        """Send a game command and wait for its ack, rejection or error."""
+        if self.closed or self._ws is None:
+            raise ConnectionError(f"connection ended: {self.close_reason}")
+        cid = id if id is not None else self.next_id()
+        frame = json.dumps({"type": "command", "id": cid, "command": command})
+        future: asyncio.Future[CommandResult] = asyncio.get_running_loop().create_future()
+        self._pending[cid] = future
+        self._pending_frames[cid] = frame
+        try:
+            with contextlib.suppress(ConnectionClosed):
+                await self._ws.send(frame)  # if the socket is down, the resume sends it again
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._pending.pop(cid, None)
+            self._pending_frames.pop(cid, None)
+
+    async def ping(self) -> None:
+        if self._ws is not None:
+            with contextlib.suppress(ConnectionClosed):
+                await self._ws.send(json.dumps({"type": "ping"}))
+
+    async def send_raw(self, frame: str | dict[str, Any]) -> None:
+        """Send any frame as it is (for tests of the server's error handling)."""
+        if self._ws is None:
+            raise ConnectionError("not connected")
+        await self._ws.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    # -- internals --
+
+    async def _open(self) -> dict[str, Any]:
+        try:
+            ws = await connect(
+                self.url,
+                open_timeout=self._open_timeout,
+                ping_interval=self._ping_interval,
+                max_size=None,
+            )
+        except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+            raise ConnectionFailed("unreachable", f"{self.url}: {exc}") from exc
+        hello: dict[str, Any] = {"type": "hello", "match": self.match, "since": self.last_seq}
+        if self.token is not None:
+            hello["token"] = self.token
+        try:
+            await ws.send(json.dumps(hello))
+            while True:
+                raw = await asyncio.wait_for(ws.recv(), self._open_timeout)
+                message: dict[str, Any] = json.loads(raw)
+                if message.get("type") == "welcome":
+                    break
+                if message.get("type") == "error":
+                    await ws.close()
+                    raise ConnectionFailed(
+                        str(message.get("code")), str(message.get("message", ""))
+                    )
+        except ConnectionClosed as exc:
+            raise ConnectionFailed("closed", f"the server closed the connection: {exc}") from exc
+        except TimeoutError as exc:
+            await ws.close()
+            raise ConnectionFailed("timeout", "no welcome from the server") from exc
+        self._ws = ws
+        self.welcome = message
+        await self._inbox.put(message)
+        return message
+
+    async def _read_forever(self) -> None:
+        try:
+            while True:
+                ws = self._ws
+                assert ws is not None
+                try:
+                    async for raw in ws:
+                        try:
+                            message = json.loads(raw)
+                        except ValueError:
+                            continue  # not JSON: nothing a client can do with it
+                        if isinstance(message, dict):
+                            await self._dispatch(message)
+                    code = ws.close_code
+                except ConnectionClosed as exc:
+                    code = exc.rcvd.code if exc.rcvd is not None else 1006
+                if self._closing or not self._resume:
+                    await self._finish("closed")
+                    return
+                if code is None:
+                    code = 1006
+                if code not in RESUMABLE_CLOSE_CODES:
+                    reason = ws.close_reason or ""
+                    await self._finish(f"closed by the server ({code} {reason})".strip())
+                    return
+                if not await self._reopen():
+                    return
+        finally:
+            await self._finish("the reader stopped")
+
+    async def _reopen(self) -> bool:
+        delay = 0.05
+        for attempt in range(self._max_resume_attempts):
+            if self._closing:
+                await self._finish("closed")
+                return False
+            try:
+                await self._open()
+            except ConnectionFailed as exc:
+                if exc.code in ("unknown_match", "bad_token", "bad_message", "bad_since"):
+                    await self._finish(f"resume refused: {exc}")
+                    return False
+                if attempt == self._max_resume_attempts - 1:
+                    await self._finish(f"could not resume: {exc}")
+                    return False
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            self.resumes += 1
+            assert self._ws is not None
+            for frame in list(self._pending_frames.values()):
+                with contextlib.suppress(ConnectionClosed):
+                    await self._ws.send(frame)
+            async with self._changed:
+                self._changed.notify_all()
+            return True
+        return False
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "update":
+            seq = int(message.get("seq", 0))
+            if seq <= self.last_seq:
+                return  # already seen (a resume never repeats one, but be safe)
+            self.last_seq = seq
+            if isinstance(message.get("view"), dict):
+                self.view = message["view"]
+            async with self._changed:
+                self._changed.notify_all()
+        elif kind in ("ack", "rejected") or (kind == "error" and message.get("id") is not None):
+            future = self._pending.get(str(message.get("id")))
+            if future is not None and not future.done():
+                future.set_result(CommandResult.from_message(message))
+        elif kind == "welcome":
+            self.welcome = message
+        await self._inbox.put(message)
+
+    async def _finish(self, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError(f"connection ended: {reason}"))
+        self._inbox.put_nowait(_END)
+        async with self._changed:
+            self._changed.notify_all()
