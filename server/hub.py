@@ -301,7 +301,9 @@ class MatchRunner:
                     await asyncio.wait_for(self._changed.wait(), timeout=delay)
                 continue
             try:
-                await self.submit(kind="tick", seat=None, key=f"tick:{due}", body={"deadline": due})
+                await self.submit(
+                    kind="tick", seat=None, key=f"tick:{due}", cid=f"tick:{due}", body={"deadline": due}
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from types import TracebackType
 
@@ -76,7 +77,8 @@ class EmbeddedServer:
         self.settings = settings or Settings()
         self.app = create_app(self.settings, store=store)
         self._server = uvicorn.Server(_uvicorn_config(self.app, host, port, self.settings))
-        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        # The host program owns the signals (Ctrl-C), not this embedded server.
+        self._server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
         self._task: asyncio.Task[None] | None = None
         self.host = host
         self.port = port

@@ -137,7 +137,7 @@ class EventStore:
         On a timeout or lost connection the outcome is unknown: read the key and the
         head to learn it; only if the head still stands is the append tried again (it
         is conditional, so it cannot land twice)."""
-        args = [
+        args: list[str | bytes] = [
             expected_head,
             head_value(entry),
             key,
@@ -205,14 +205,14 @@ class EventStore:
             if not batch:
                 return out
             for sid, fields in batch:
-                out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))
+                out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))  # type: ignore[index]
             start = f"({_s(batch[-1][0])}"
             if len(batch) < 1000:
                 return out
 
     async def wait(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, Entry]]:
         """Entries after `after`, waiting up to block_ms for the first one."""
-        res = await self.reads.xread({log_key(match_id): after}, block=block_ms, count=1000)
+        res: Any = await self.reads.xread({log_key(match_id): after}, block=block_ms, count=1000)
         out: list[tuple[str, Entry]] = []
         for _key, items in res or []:
             for sid, fields in items:

@@ -46,7 +46,7 @@ def test_create_records_setup_and_commitment() -> None:
 
 
 def test_joins_start_the_match_and_fill_seats_in_order() -> None:
-    log, ms = started()
+    _log, ms = started()
     assert ms.names == ("Ann", "Bob") and ms.started
     assert ms.game_state.deadline == 1200 + 1000
     _, outcome = engine.step(ms, kind="join", seat=None, body={"name": "Cy"}, ts=1300)
@@ -89,7 +89,7 @@ def test_commands_before_start_and_from_non_players_are_rejected() -> None:
 
 
 def test_deadlines_expire_on_log_time_before_the_entry() -> None:
-    log, ms = started()  # seat 0 to move, deadline 2200
+    _log, ms = started()  # seat 0 to move, deadline 2200
     # A command at 3300 meets the state two expiries left: seat 0 passed at 2200,
     # seat 1 passed at 3200; it is seat 0's turn again.
     new, outcome = engine.step(ms, kind="command", seat=0, body={"type": "add", "n": 2}, ts=3300)
@@ -182,7 +182,7 @@ def test_verify_checks_the_commitment_and_rules_version() -> None:
 
 
 def test_apply_refuses_gaps() -> None:
-    log, ms = started()
+    _log, ms = started()
     entry, _, _ = engine.propose(ms, kind="tick", seat=None, cid="t", body={}, ts=9000)
     gap = msgspec.structs.replace(entry, seq=entry.seq + 1)
     with pytest.raises(IntegrityError, match="expected entry 4"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -137,7 +136,7 @@ async def test_origin_allow_list(srv: EmbeddedServer) -> None:
 
 
 async def test_deadlines_tick_and_the_match_ends_with_its_log(srv: EmbeddedServer) -> None:
-    m, (t0, t1) = await new_match(srv.url, "toy", {"turn_ms": 80})
+    m, (t0, _t1) = await new_match(srv.url, "toy", {"turn_ms": 80})
     a = await Raw.open(srv.ws_url)
     await a.hello(m, t0)
     passed = await a.until(lambda x: x["type"] == "update" and x["events"][0]["type"] == "passed", 3)
@@ -170,9 +169,8 @@ async def test_resume_loses_and_repeats_nothing(srv: EmbeddedServer) -> None:
     await a.hello(m, t0)
     await b.hello(m, t1)
     seqs: list[int] = []
-    last = 0
     for i in range(6):
-        mover, other = (a, b) if i % 2 == 0 else (b, a)
+        mover = a if i % 2 == 0 else b
         await mover.command(f"k{i}", {"type": "add", "n": 1})
         if i == 2:
             # b drops mid-match; its peer keeps playing; b resumes from its last seq
@@ -183,7 +181,6 @@ async def test_resume_loses_and_repeats_nothing(srv: EmbeddedServer) -> None:
             b = await Raw.open(srv.ws_url)
             await b.hello(m, t1, since=last)
             b.seen.clear()
-            mover, other = a, b
     for c in (a, b):
         while True:
             try:

@@ -30,7 +30,7 @@ async def test_create_append_read(store: EventStore) -> None:
     assert await store.create("m1", first)
     assert not await store.create("m1", first), "a match id is created once"
     assert await store.active() == ["m1"]
-    e2, ms2 = join(ms, "Ann", 1100)
+    e2, _ms2 = join(ms, "Ann", 1100)
     res = await store.append("m1", e2, expected_head=head_value(first), key="j1", token_hash="h", seat=0)
     assert res.status == "ok" and res.seq == 2
     entries = await store.read("m1")
@@ -130,7 +130,7 @@ async def test_a_request_that_never_arrived_is_tried_again(store: EventStore) ->
 @pytest.mark.parametrize("n", [50])
 async def test_concurrent_appenders_never_fork_the_log(store: EventStore, n: int) -> None:
     """Many writers deciding on what they folded: the log stays one chain."""
-    first, ms0 = fresh()
+    first, _ms0 = fresh()
     await store.create("m1", first)
 
     async def writer(name: str) -> None:
