@@ -61,6 +61,10 @@ class Proc:
 
 @pytest.fixture
 def two(real_redis: RedisServer) -> Iterator[tuple[Proc, Proc]]:
+    import redis
+
+    with redis.Redis.from_url(real_redis.url) as r:
+        r.flushdb()  # a server resumes every unfinished match it finds: start clean
     procs = (Proc(real_redis.url), Proc(real_redis.url))
     for p in procs:
         p.start()
