@@ -711,11 +711,9 @@ def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
                 "not_a_submission_item",
                 f"{ITEM_TITLES[item]} is not played in a submission: send use_item instead",
             )
-        holder = state.seats[seat]
-        if item in holder.used:
-            return Rejection("item_used", f"{ITEM_TITLES[item]} was already used")
-        if item not in holder.items:
-            return Rejection("item_not_held", f"you do not hold {ITEM_TITLES[item]}")
+        unavailable = _unavailable(state.seats[seat], item)
+        if unavailable is not None:
+            return unavailable
         items.append(item)
 
     limit = 3 if "overload" in items else 2
@@ -754,6 +752,15 @@ def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
 
 def _order_items(items: Sequence[str]) -> tuple[str, ...]:
     return tuple(i for i in ITEMS if i in items)
+
+
+def _unavailable(holder: SeatState, item: str) -> Rejection | None:
+    """Why `holder` cannot use `item` now (None: it can)."""
+    if item in holder.used:
+        return Rejection("item_used", f"{ITEM_TITLES[item]} was already used")
+    if item not in holder.items:
+        return Rejection("item_not_held", f"you do not hold {ITEM_TITLES[item]}")
+    return None
 
 
 def _wrong_round(state: State, sent: int) -> Rejection | None:
@@ -804,10 +811,9 @@ def _use_item(state: State, seat: int, cmd: UseItem, now: int) -> Decision:
             f"{ITEM_TITLES[item]} is used in a submission (items: [{item!r}])",
         )
     holder = state.seats[seat]
-    if item in holder.used:
-        return Rejection("item_used", f"{ITEM_TITLES[item]} was already used")
-    if item not in holder.items:
-        return Rejection("item_not_held", f"you do not hold {ITEM_TITLES[item]}")
+    unavailable = _unavailable(holder, item)
+    if unavailable is not None:
+        return unavailable
     if not holder.priority:
         return Rejection(
             "not_eligible",
