@@ -111,3 +111,9 @@ class Game(Protocol):
     def round_of(self, state: Any) -> int:
         """The round the state is in (for naming rounds in replays and audits)."""
         ...
+
+    # Optional: `public_options(options) -> options`. Options are recorded in the log's
+    # create entry and shown to every viewer; a game that accepts secret options (a
+    # host-supplied board) copies them into the setup in make_setup (so they are
+    # committed and revealed at the end) and returns here the options without them. The
+    # recorded options must configure() again. Without it, all options are public.

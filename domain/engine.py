@@ -177,6 +177,12 @@ def create_entry(
         raise OptionsError(f"unknown variant {variant!r} of {rules.name} (known: {known})")
     opts = rules.configure(variant, options)
     setup = rules.make_setup(opts, Rng(seed, "setup"))
+    # A game may take secret options (say, a host's own board): make_setup moved them into
+    # the committed setup, and its `public_options` leaves them out of what is recorded
+    # as the match's options, which everyone is shown.
+    public = getattr(rules, "public_options", None)
+    if public is not None:
+        opts = public(opts)
     seed_hex = seed.hex()
     body = {
         "match": match_id,
