@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clients.bots import five_card_trick
+from clients.bots import five_card_trick, memory_maze
 
 if TYPE_CHECKING:
     from clients.client import MatchConnection
@@ -64,10 +64,17 @@ BOTS: Mapping[str, Mapping[str, BotFactory]] = {
         "random": five_card_trick.RandomBot,
         "heuristic": five_card_trick.HeuristicBot,
     },
+    # `heuristic` (the name every game's strongest bot answers to) is the explorer.
+    "memory-maze": {
+        "random": memory_maze.RandomBot,
+        "explorer": memory_maze.ExplorerBot,
+        "heuristic": memory_maze.ExplorerBot,
+    },
 }
 
 TERMINALS: Mapping[str, Terminal] = {
     "five-card-trick": five_card_trick.TERMINAL,
+    "memory-maze": memory_maze.TERMINAL,
 }
 
 DEFAULT_LINEUP = ("heuristic", "random")
