@@ -9,6 +9,10 @@
 Extras: `play --option KEY=VALUE` (match options when creating) and `--token T` (come
 back to a seat); `bots --option KEY=VALUE`, `--timeout S` (per match) and `--verify`
 (fetch and verify every finished log). The wire protocol is docs/protocol.md.
+
+GAME (and `play --game`) is a hosted game's name, or a variant name that only one hosted
+game has, which then selects that game and variant: `daedalus bots gatekeeping` is
+`daedalus bots keys-to-success --variant gatekeeping`.
 """
 
 from __future__ import annotations
@@ -330,8 +334,12 @@ def _event_lines(terminal: Any, view: dict[str, Any], events: list[dict[str, Any
 
 
 def _submitted(view: dict[str, Any]) -> bool:
-    """Whether the viewer's seat has a submission in (for games whose seats say so)."""
+    """Whether the viewer's seat has a submission in (for games whose seats, or whose
+    `me` block, say so)."""
     you = view.get("you")
+    me = (view.get("game_state") or {}).get("me")
+    if isinstance(me, dict) and "submitted" in me:
+        return bool(me["submitted"])
     seats = (view.get("game_state") or {}).get("seats")
     if you is None or not isinstance(seats, list) or you >= len(seats):
         return False
@@ -342,7 +350,7 @@ async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str 
     """Create or find the match and take a seat: (match id, token or None, game)."""
     server = http.base_url
     if args.match is None:
-        created = await http.create_match(args.game, args.variant, dict(args.option))
+        created = await http.create_match(*resolve_game(args.game, args.variant), dict(args.option))
         match_id, game = created["match"], created["game"]
         print(f"created match {match_id} ({game}, {created.get('variant')})")
         print(f"commitment {created.get('commitment')}")
@@ -373,9 +381,24 @@ def _login_name() -> str:
 # --- bots ------------------------------------------------------------------------------
 
 
+def resolve_game(game: str, variant: str | None) -> tuple[str, str | None]:
+    """(game, variant) for a GAME argument: a hosted game's name, or else the name of a
+    variant that exactly one hosted game has (`daedalus bots gatekeeping` is the game
+    keys-to-success, variant gatekeeping). A different --variant keeps GAME as given."""
+    from projections.registry import GAMES
+
+    if game in GAMES:
+        return game, variant
+    owners = [name for name, h in GAMES.items() if any(v.name == game for v in h.rules.variants)]
+    if len(owners) == 1 and variant in (None, game):
+        return owners[0], game
+    return game, variant
+
+
 def cmd_bots(args: argparse.Namespace) -> int:
     from clients.bots import BOTS, DEFAULT_LINEUP
 
+    args.game, args.variant = resolve_game(args.game, args.variant)
     if args.game not in BOTS:
         _err(f"daedalus bots: no bots for {args.game!r} (games with bots: {', '.join(sorted(BOTS))})")
         return 2

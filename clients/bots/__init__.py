@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clients.bots import five_card_trick, memory_maze
+from clients.bots import five_card_trick, keys_to_success, memory_maze
 
 if TYPE_CHECKING:
     from clients.client import MatchConnection
@@ -64,6 +64,7 @@ BOTS: Mapping[str, Mapping[str, BotFactory]] = {
         "random": five_card_trick.RandomBot,
         "heuristic": five_card_trick.HeuristicBot,
     },
+    "keys-to-success": {"random": keys_to_success.RandomBot, "heuristic": keys_to_success.HeuristicBot},
     # `heuristic` (the name every game's strongest bot answers to) is the explorer.
     "memory-maze": {
         "random": memory_maze.RandomBot,
@@ -74,6 +75,7 @@ BOTS: Mapping[str, Mapping[str, BotFactory]] = {
 
 TERMINALS: Mapping[str, Terminal] = {
     "five-card-trick": five_card_trick.TERMINAL,
+    "keys-to-success": keys_to_success.TERMINAL,
     "memory-maze": memory_maze.TERMINAL,
 }
 

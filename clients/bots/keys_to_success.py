@@ -1,0 +1,418 @@
+"""Keys to Success / Gatekeeping for clients: bots and the terminal front-end.
+
+Everything here works from the `view` a seat receives: its own cards, its level's
+members and gates, its level's chat and past results (see projections/keys_to_success.py).
+
+Bots (13 seats or any other count):
+- `RandomBot`: a random open gate (or two adjacent ones) and one to three random cards
+  from its hand; it chats now and then and votes for a random loser.
+- `HeuristicBot`: spends cards sensibly. Cards are rounds: a player needs one entry per
+  level and uses at least one card a round, so it keeps a card for every level still
+  ahead and spends the rest only when its level is crowded. It bids one card most of the
+  time, chooses the card's value by how crowded its level is (players per open gate,
+  and what its level-mates spent last round), mixes its bids so identical bots do not
+  block each other, always fights at two adjacent gates when it can (the same cards count
+  at both), and leans towards Pass gates while three Pass gates are still possible and
+  towards Garnet gates otherwise. Alone in its level it walks through with its lowest
+  card. It votes for the loser with the most garnets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from itertools import combinations, pairwise
+from typing import Any
+
+CARD_VALUES = (1, 2, 3)
+KIND_ORDER = {"pass": 0, "garnet": 1, "open": 2}  # which gates the first in turn take
+
+
+def submit(round_: int, gates: Sequence[str], cards: Sequence[int]) -> dict[str, Any]:
+    return {"type": "submit", "round": round_, "gates": list(gates), "cards": list(cards)}
+
+
+def chat(text: str) -> dict[str, Any]:
+    return {"type": "chat", "text": text}
+
+
+def vote(candidate: int) -> dict[str, Any]:
+    return {"type": "vote", "candidate": candidate}
+
+
+def open_gates(gs: dict[str, Any]) -> list[dict[str, Any]]:
+    level = gs.get("level") or {}
+    return [g for g in level.get("gates", []) if g["status"] == "open"]
+
+
+def gate_choices(gs: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Every single open gate and every pair of adjacent open gates of the seat's level."""
+    level = gs.get("level") or {}
+    gates = level.get("gates", [])
+    singles: list[tuple[str, ...]] = [(g["name"],) for g in gates if g["status"] == "open"]
+    pairs: list[tuple[str, ...]] = [
+        (a["name"], b["name"])
+        for a, b in pairwise(gates)
+        if a["status"] == "open" and b["status"] == "open"
+    ]
+    return singles + pairs
+
+
+def card_sets(hand: Sequence[int], max_cards: int = 3) -> list[tuple[int, ...]]:
+    """The distinct non-empty multisets of at most `max_cards` cards from the hand."""
+    out: set[tuple[int, ...]] = set()
+    for n in range(1, min(max_cards, len(hand)) + 1):
+        out.update(tuple(sorted(c)) for c in combinations(hand, n))
+    return sorted(out, key=lambda c: (len(c), sum(c), c))
+
+
+class _Bot:
+    """What both bots share: when to act, and acting once a round / once a vote."""
+
+    chat_rate = 0.0
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.sent_round: int | None = None
+        self.voted = False
+        self.chatted_round: int | None = None
+
+    def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        me = view.get("you")
+        gs = view.get("game_state")
+        if me is None or not isinstance(gs, dict) or not view.get("started") or view.get("ended"):
+            return []
+        mine = gs.get("me") or {}
+        if gs["phase"] == "vote":
+            results = gs.get("results") or {}
+            if me in results.get("winners", ()) and mine.get("vote") is None and not self.voted:
+                losers = list(results.get("losers", ()))
+                if losers:
+                    self.voted = True
+                    return [vote(self.choose_candidate(gs, losers))]
+            return []
+        if gs["phase"] != "play":
+            return []
+        out: list[dict[str, Any]] = []
+        round_ = gs["round"]
+        if (
+            self.chat_rate
+            and self.chatted_round != round_
+            and mine.get("chats_left", 0) > 0
+            and len((gs.get("level") or {}).get("members", ())) > 1
+        ):
+            self.chatted_round = round_
+            if self.rng.random() < self.chat_rate:
+                out.append(chat(self.message(gs)))
+        if mine.get("can_submit") and not mine.get("submitted") and self.sent_round != round_:
+            self.sent_round = round_
+            gates, cards = self.choose(gs)
+            out.append(submit(round_, gates, cards))
+        return out
+
+    def feedback(
+        self, command: dict[str, Any], accepted: bool, warnings: Sequence[str], code: str | None
+    ) -> None:
+        if accepted:
+            return
+        if command.get("type") == "submit" and command.get("round") == self.sent_round:
+            self.sent_round = None  # try again on the next view
+        elif command.get("type") == "vote":
+            self.voted = False
+
+    def message(self, gs: dict[str, Any]) -> str:
+        return "hello"
+
+    def choose(self, gs: dict[str, Any]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        raise NotImplementedError
+
+    def choose_candidate(self, gs: dict[str, Any], losers: list[int]) -> int:
+        return self.rng.choice(losers)
+
+
+class RandomBot(_Bot):
+    """A random open gate or adjacent pair, one to three random cards."""
+
+    chat_rate = 0.3
+
+    def message(self, gs: dict[str, Any]) -> str:
+        gates = [g["name"] for g in open_gates(gs)]
+        pick = self.rng.choice(gates) if gates else "?"
+        return self.rng.choice(
+            [f"I'm going for {pick}.", "Anyone want to split the gates?", f"Stay off {pick}, please.", "good luck"]
+        )
+
+    def choose(self, gs: dict[str, Any]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        hand = list(gs["me"]["hand"])
+        gates = self.rng.choice(gate_choices(gs))
+        n = self.rng.choice([1, 1, 1, 2, 2, 3])
+        cards = tuple(sorted(self.rng.sample(hand, min(n, len(hand)))))
+        return gates, cards
+
+
+class HeuristicBot(_Bot):
+    """Cards are rounds: keep one for every level ahead; claim a free gate in the chat."""
+
+    def claims(self, gs: dict[str, Any]) -> set[str]:
+        """Gates level-mates claimed in this round's channel ("claim X")."""
+        me = gs["me"]["seat"]
+        out = set()
+        for message in gs.get("chat", ()):
+            if message["seat"] != me and message.get("round") == gs["round"]:
+                head, _, gate = message["text"].partition(" ")
+                if head == "claim" and gate:
+                    out.add(gate)
+        return out
+
+    def rivals(self, gs: dict[str, Any]) -> int:
+        return len(self.rival_seats(gs))
+
+    def rival_seats(self, gs: dict[str, Any]) -> list[int]:
+        """Level-mates who can still fight (those seen using no card last round are out)."""
+        level = gs.get("level") or {}
+        me = gs["me"]["seat"]
+        members = [s for s in level.get("members", ()) if s != me]
+        history = gs.get("history") or []
+        if history and history[-1].get("depth") == level.get("depth"):
+            spent = {r["seat"]: r["cards_used"] for r in history[-1].get("results", ())}
+            members = [s for s in members if spent.get(s, 1) > 0]
+        return members
+
+    def pick_cards(self, hand: list[int], target: int, max_cards: int) -> tuple[int, ...]:
+        """The cheapest set reaching `target`: fewest cards, then the least strength."""
+        options = card_sets(hand, max(1, max_cards))
+        reaching = [c for c in options if sum(c) >= target]
+        if not reaching:
+            return max(options, key=lambda c: (sum(c), -len(c)))
+        return min(reaching, key=lambda c: (len(c), sum(c)))
+
+    def preference(self, gs: dict[str, Any], gate: dict[str, Any]) -> float:
+        levels_left = gs["levels"] - gs["me"]["depth"]
+        if gate["kind"] == "pass" and gs["me"]["passes"] + levels_left >= 3:
+            return 3.0
+        if gate["kind"] == "garnet":
+            return 2.0
+        return 1.0
+
+    def turn_order(self, gs: dict[str, Any]) -> list[int]:
+        """The level's fighters in an order every heuristic bot computes alike (it changes
+        every round): the first ones take one open gate each, the rest are latecomers."""
+        me = gs["me"]["seat"]
+        fighters = [me, *self.rival_seats(gs)]
+        return sorted(fighters, key=lambda s: hashlib.sha256(f"{gs['round']}:{s}".encode()).digest())
+
+    def decide(self, gs: dict[str, Any]) -> tuple[tuple[str, ...], tuple[int, ...], str | None]:
+        mine = gs["me"]
+        hand = sorted(mine["hand"])
+        spare = len(hand) - (gs["levels"] - mine["depth"])
+        gates = sorted(open_gates(gs), key=lambda g: KIND_ORDER[g["kind"]])
+        claimed = self.claims(gs)
+        order = self.turn_order(gs)
+        rank = order.index(mine["seat"])
+        late = len(order) - len(gates)  # fighters without a gate of their own
+        gate: dict[str, Any] | None = gates[rank] if rank < len(gates) else None
+        if gate is not None and gate["name"] in claimed:
+            # Someone who does not follow the order took it: another gate nobody has.
+            spare_gates = [g for g in gates[len(order):] if g["name"] not in claimed]
+            gate = self.rng.choice(spare_gates) if spare_gates else None
+        if gate is not None:
+            # Walk through the gate with the lowest card; when latecomers are about and
+            # cards can be spared, sometimes more, to hold it against them.
+            target = 1
+            if late > 0 and spare >= 2 and self.rng.random() < 0.4:
+                target = 2
+            return (gate["name"],), self.pick_cards(hand, target, 1), f"claim {gate['name']}"
+        # A latecomer: outbid someone at two adjacent gates, with a strength that varies
+        # so that latecomers do not tie with each other.
+        pairs = [c for c in gate_choices(gs) if len(c) == 2] or gate_choices(gs)
+        target = self.rng.choice([2, 2, 3]) if spare >= 1 else max(hand)
+        max_cards = 2 if spare >= 3 else 1
+        if max_cards == 2 and self.rng.random() < 0.3:
+            target += 1
+        return self.rng.choice(pairs), self.pick_cards(hand, target, max_cards), None
+
+    def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        gs = view.get("game_state")
+        if (
+            view.get("you") is None
+            or not isinstance(gs, dict)
+            or not view.get("started")
+            or view.get("ended")
+            or gs.get("phase") != "play"
+        ):
+            return super().act(view)
+        mine = gs.get("me") or {}
+        round_ = gs["round"]
+        if not mine.get("can_submit") or mine.get("submitted") or self.sent_round == round_:
+            return []
+        self.sent_round = round_
+        gates, cards, message = self.decide(gs)
+        out = []
+        if message is not None and mine.get("chats_left", 0) > 0 and self.rivals(gs) > 0:
+            out.append(chat(message))
+        out.append(submit(round_, gates, cards))
+        return out
+
+    def choose(self, gs: dict[str, Any]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        gates, cards, _ = self.decide(gs)
+        return gates, cards
+
+    def choose_candidate(self, gs: dict[str, Any], losers: list[int]) -> int:
+        garnets = (gs.get("results") or {}).get("garnets") or []
+        return max(losers, key=lambda s: (garnets[s] if s < len(garnets) else 0, self.rng.random()))
+
+
+# --- the terminal ------------------------------------------------------------------------
+
+
+class Terminal:
+    help = (
+        "commands:\n"
+        "  A B 1 2        fight at gates A and B (adjacent) with cards 1 and 2 (strength 3)\n"
+        "  C 3            fight at gate C with card 3\n"
+        "  say TEXT       a message to everyone in your level (this round's channel)\n"
+        "  vote SEAT      (winners, after play) vote for the Elimination Candidate\n"
+        "  view, history, help, quit"
+    )
+
+    @staticmethod
+    def _names(view: dict[str, Any]) -> dict[int, str]:
+        return {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
+
+    def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
+        if view is None or not view.get("started"):
+            raise ValueError("the match has not started yet (it starts when every seat is taken)")
+        if view.get("ended"):
+            raise ValueError("the match is over")
+        gs = view["game_state"]
+        text = line.strip()
+        head, _, rest = text.partition(" ")
+        if head.lower() in ("say", "chat", "/say"):
+            if not rest.strip():
+                raise ValueError("usage: say TEXT")
+            return chat(rest.strip())
+        if head.lower() == "vote":
+            try:
+                return vote(int(rest.strip()))
+            except ValueError:
+                raise ValueError("usage: vote SEAT (a loser's seat number)") from None
+        words = text.replace(",", " ").replace("+", " ").split()
+        if words and words[0].lower() == "submit":
+            words = words[1:]
+        level = gs.get("level") or {}
+        names = {g["name"].casefold(): g["name"] for g in level.get("gates", [])}
+        gates: list[str] = []
+        cards: list[int] = []
+        for word in words:
+            if word.casefold() in names and not cards:
+                gates.append(names[word.casefold()])
+            elif word in ("1", "2", "3"):
+                cards.append(int(word))
+            else:
+                known = " ".join(g["name"] for g in level.get("gates", []))
+                raise ValueError(f"{word!r} is neither a gate of your level ({known}) nor a card 1, 2, 3")
+        if not gates or not cards:
+            raise ValueError("name one gate or two adjacent ones, then cards, e.g. `A B 1 2` (or `help`)")
+        return submit(gs["round"], gates, cards)
+
+    def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
+        gs = view.get("game_state") or {}
+        names = self._names(view)
+        terms = gs.get("terms") or {}
+        head = f"== {view.get('variant')} · match {view.get('match')}"
+        if not view.get("started"):
+            free = [s["seat"] for s in view.get("seats", []) if s.get("name") is None]
+            return f"{head} · waiting for seat(s) {', '.join(map(str, free))} to be taken"
+        line = f"{head} · round {gs.get('round')} · {gs.get('phase')}"
+        if seconds_left is not None and not view.get("ended"):
+            line += f" · {seconds_left:.0f} s left"
+        lines = [line]
+        me = gs.get("me")
+        level = gs.get("level")
+        if me is not None:
+            hand = " ".join(map(str, me["hand"])) or "none"
+            lines.append(
+                f"  you: {me['place']} · {terms.get('card_plural', 'cards')}: {hand} · "
+                f"garnets {me['garnets']} · Pass {terms.get('gate_plural', 'gates')} {me['passes']}"
+            )
+        if level is not None:
+            who = ", ".join(names.get(s, str(s)) for s in level["members"])
+            lines.append(f"  in {level['place']}: {who}")
+            if level["gates"]:
+                shown = []
+                for g in level["gates"]:
+                    mark = {"open": "", "sealed": " (sealed)", "closed": " (closed)"}[g["status"]]
+                    shown.append(f"{g['name']}[{g['kind'][0].upper()}]{mark}")
+                lines.append(f"  {terms.get('gate_plural', 'gates')}: {'  '.join(shown)}")
+        if me is not None and me.get("pending"):
+            p = me["pending"]
+            lines.append(f"  your submission: {'+'.join(map(str, p['cards']))} at {' and '.join(p['gates'])}")
+        for c in gs.get("chat", []):
+            lines.append(f"  [{c.get('place') or 'all'}] {names.get(c['seat'], c['seat'])}: {c['text']}")
+        history = gs.get("history") or []
+        if history and not gs.get("open"):
+            lines.extend("  " + t for t in self._resolved_lines(view, history[-1]))
+        results = gs.get("results")
+        if results is not None:
+            lines.append(
+                f"  winners: {', '.join(names.get(s, str(s)) for s in results['winners']) or 'none'}; "
+                f"losers: {', '.join(names.get(s, str(s)) for s in results['losers']) or 'none'}"
+            )
+            if results.get("ec") is not None:
+                lines.append(f"  Elimination Candidate: {names.get(results['ec'])} ({results['ec_by']})")
+        if view.get("ended") and view.get("result") is not None:
+            lines.append(f"  MATCH OVER: {view['result'].get('reason')}")
+        return "\n".join(lines)
+
+    def _resolved_lines(self, view: dict[str, Any], event: dict[str, Any]) -> list[str]:
+        names = self._names(view)
+        if "levels" in event:
+            out = [f"round {event['round']} results:"]
+            for level in event["levels"]:
+                for r in level["results"]:
+                    went = f"entered {r['entered']}" if r["entered"] else "-"
+                    out.append(
+                        f"  {level['place']}: {names.get(r['seat'])}: {'+'.join(r['gates']) or '-'} "
+                        f"with {'+'.join(map(str, r['cards'])) or '-'} → {went}"
+                    )
+            return out
+        if "results" not in event:
+            return [f"round {event['round']} is over"]
+        out = [f"round {event['round']} in {event['place']}:"]
+        for r in event["results"]:
+            went = f"entered {r['entered']}" if r["entered"] else "stayed"
+            out.append(f"  {names.get(r['seat'])}: {r['cards_used']} card(s) used, {went}")
+        return out
+
+    def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+        names = self._names(view)
+        lines: list[str] = []
+        for e in events:
+            kind = e.get("type")
+            if kind == "round_started":
+                where = f" in {e['place']}" if "place" in e else ""
+                lines.append(f"round {e['round']} begins{where}")
+            elif kind == "submitted":
+                lines.append(f"you submitted {'+'.join(map(str, e['cards']))} at {' and '.join(e['gates'])}")
+            elif kind == "chat":
+                lines.append(f"[{e.get('place') or 'all'}] {names.get(e['seat'])}: {e['text']}")
+            elif kind == "round_resolved":
+                lines.extend(self._resolved_lines(view, e))
+            elif kind == "play_ended":
+                lines.append(
+                    f"play is over after round {e['round']}: winners "
+                    f"{', '.join(names.get(s, str(s)) for s in e['winners']) or 'none'}, losers "
+                    f"{', '.join(names.get(s, str(s)) for s in e['losers']) or 'none'}"
+                )
+            elif kind == "vote_cast":
+                lines.append(f"{names.get(e['seat'])} has voted")
+            elif kind == "game_over":
+                lines.append(f"game over: {e['reason']}")
+            else:
+                lines.append(str(e))
+        return lines
+
+
+TERMINAL = Terminal()
+

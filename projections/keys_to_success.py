@@ -1,0 +1,434 @@
+"""What each viewer may see of Keys to Success / Gatekeeping.
+
+During play a player sees, and nothing more:
+- its own cards, garnets, Pass gates, depth and its own submission;
+- who is in its level and the state of its level's gates (this round's);
+- its level's chat channel for the round (messages sent while it was in the level);
+- after each round, for the level it was in: who entered which gate and how many cards
+  each member used (never their values: only its own).
+
+Nothing about another level reaches a player, not even that something happened there:
+an event of another level (a submission, a chat message) projects to None, so the entry
+sends the player no update at all. (The update's `seq` is a global log position, so the
+gaps between a player's seqs still count the entries it did not see: see "Known limits"
+in docs/rules/keys-to-success.md.)
+
+Spectators, during play, see only what every player knows: the layout, the round and
+its clock (anyone may watch, players included, so a spectator view may hold no more than
+the least-informed player's). When play ends all restrictions lift: from the `play_ended`
+entry on every viewer sees everything (levels, cards, garnets, every round's plays, the
+chat), except the winners' votes, which stay with each voter until the Elimination
+Candidate is decided. Full viewers (auditors, and everyone once the match has ended) see
+everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.engine import MatchState
+from domain.games import keys_to_success as kts
+from domain.games.keys_to_success import (
+    TERMS,
+    ChatSent,
+    GameOver,
+    Play,
+    PlayEnded,
+    RoundResolved,
+    RoundStarted,
+    State,
+    Submitted,
+    Terms,
+    VoteCast,
+)
+from domain.games.keys_to_success.layout import Layout
+from projections.contract import Viewer
+
+
+def is_open(gs: State, viewer: Viewer) -> bool:
+    """Whether `viewer` sees every level: a full viewer, or anyone once play has ended."""
+    return viewer.full or gs.phase in ("vote", "over")
+
+
+def _terms_view(terms: Terms) -> dict[str, Any]:
+    return {
+        "level": terms.level,
+        "level_plural": terms.level_plural,
+        "gate": terms.gate,
+        "gate_plural": terms.gate_plural,
+        "card": terms.card,
+        "card_plural": terms.card_plural,
+        "card_names": {str(v): terms.card_name(v) for v in kts.CARD_VALUES},
+        "strength": terms.strength,
+        "kinds": {k: terms.kind(k) for k in ("open", "pass", "garnet")},
+    }
+
+
+def _layout_view(layout: Layout, terms: Terms) -> list[dict[str, Any]]:
+    return [
+        {
+            "depth": depth,
+            "place": terms.place(depth, layout.depth),
+            "gates": [{"name": g.name, "kind": g.kind} for g in level],
+        }
+        for depth, level in enumerate(layout.levels)
+    ]
+
+
+def _gates_view(layout: Layout, depth: int, closed: tuple[str, ...], round_: int) -> list[dict[str, Any]]:
+    """A level's gates as they stand in `round_` (`closed`: the gates shut that round)."""
+    if depth >= layout.depth:
+        return []
+    out = []
+    for g in layout.levels[depth]:
+        if g.name not in closed:
+            status, reopens = "open", None
+        elif g.kind == "pass":
+            status, reopens = "sealed", None
+        else:
+            status, reopens = "closed", round_ + 1
+        out.append({"name": g.name, "kind": g.kind, "status": status, "reopens": reopens})
+    return out
+
+
+def _level_view(gs: State, depth: int, members: tuple[int, ...]) -> dict[str, Any]:
+    terms = TERMS[gs.variant]
+    closed = kts.closed_names(gs, gs.round)
+    return {
+        "depth": depth,
+        "place": terms.place(depth, gs.levels),
+        "escaped": depth >= gs.levels,
+        "members": list(members),
+        "gates": _gates_view(gs.layout, depth, closed, gs.round),
+    }
+
+
+def _play_full(play: Play) -> dict[str, Any]:
+    return {
+        "seat": play.seat,
+        "gates": list(play.gates),
+        "cards": list(play.cards),
+        "strength": kts.strength(play.cards),
+        "cards_used": len(play.cards),
+        "auto": play.auto,
+        "entered": play.entered,
+    }
+
+
+def _resolved_full(event: RoundResolved, layout: Layout, terms: Terms) -> dict[str, Any]:
+    levels = []
+    for depth in range(layout.depth):
+        plays = [p for p in event.plays if p.depth == depth]
+        if plays:
+            levels.append(
+                {
+                    "depth": depth,
+                    "place": terms.place(depth, layout.depth),
+                    "results": [_play_full(p) for p in plays],
+                }
+            )
+    return {"type": "round_resolved", "round": event.round, "at": event.at, "levels": levels}
+
+
+def _resolved_for(event: RoundResolved, seat: int, layout: Layout, terms: Terms) -> dict[str, Any] | None:
+    """The round's results as a player sees them: its own level only (None: it had escaped)."""
+    mine = next((p for p in event.plays if p.seat == seat), None)
+    if mine is None:
+        return None
+    return {
+        "type": "round_resolved",
+        "round": event.round,
+        "at": event.at,
+        "depth": mine.depth,
+        "place": terms.place(mine.depth, layout.depth),
+        "results": [
+            {"seat": p.seat, "cards_used": len(p.cards), "entered": p.entered}
+            for p in event.plays
+            if p.depth == mine.depth
+        ],
+        "you": _play_full(mine),
+    }
+
+
+def _play_ended_view(event: PlayEnded) -> dict[str, Any]:
+    return {
+        "type": "play_ended",
+        "round": event.round,
+        "at": event.at,
+        "reason": event.reason,
+        "winners": list(event.winners),
+        "losers": list(event.losers),
+        "escaped": list(event.escaped),
+        "garnets": list(event.garnets),
+        "passes": list(event.passes),
+        "vote_deadline": event.vote_deadline,
+    }
+
+
+def _game_over_view(event: GameOver) -> dict[str, Any]:
+    return {
+        "type": "game_over",
+        "rounds": event.rounds,
+        "winners": list(event.winners),
+        "losers": list(event.losers),
+        "ec": event.ec,
+        "ec_by": event.ec_by,
+        "votes": list(event.votes),
+        "garnets": list(event.garnets),
+        "passes": list(event.passes),
+        "escaped": list(event.escaped),
+        "reason": event.reason,
+    }
+
+
+def _chat_view(event: ChatSent, terms: Terms, levels: int) -> dict[str, Any]:
+    return {
+        "type": "chat",
+        "seat": event.seat,
+        "round": event.round,
+        "depth": event.depth,
+        "place": terms.place(event.depth, levels) if event.depth is not None else None,
+        "to": list(event.to),
+        "text": event.text,
+        "at": event.at,
+    }
+
+
+def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
+    """One game event as `viewer` may see it (None: not at all)."""
+    gs: State = ms.game_state
+    terms = TERMS[gs.variant]
+    layout = gs.layout
+    open_ = is_open(gs, viewer)
+    seat = viewer.seat
+    if isinstance(event, RoundStarted):
+        out: dict[str, Any] = {"type": "round_started", "round": event.round, "deadline": event.deadline}
+        if open_:
+            out["depths"] = list(event.depths)
+            out["closed"] = list(event.closed)
+        elif seat is not None:
+            depth = event.depths[seat]
+            out["depth"] = depth
+            out["place"] = terms.place(depth, layout.depth)
+            out["members"] = [s for s, d in enumerate(event.depths) if d == depth]
+            out["gates"] = _gates_view(layout, depth, event.closed, event.round)
+        return out
+    if isinstance(event, Submitted):
+        if viewer.full or seat == event.seat:
+            return {
+                "type": "submitted",
+                "seat": event.seat,
+                "round": event.round,
+                "gates": list(event.gates),
+                "cards": list(event.cards),
+            }
+        return None
+    if isinstance(event, ChatSent):
+        if open_ or (seat is not None and seat in event.to):
+            return _chat_view(event, terms, layout.depth)
+        return None
+    if isinstance(event, RoundResolved):
+        if open_:
+            return _resolved_full(event, layout, terms)
+        if seat is not None:
+            return _resolved_for(event, seat, layout, terms)
+        return {"type": "round_resolved", "round": event.round, "at": event.at}
+    if isinstance(event, PlayEnded):
+        return _play_ended_view(event)
+    if isinstance(event, VoteCast):
+        if viewer.full or seat == event.seat:
+            return {"type": "vote_cast", "seat": event.seat, "candidate": event.candidate, "at": event.at}
+        return {"type": "vote_cast", "seat": event.seat, "at": event.at}
+    if isinstance(event, GameOver):
+        return _game_over_view(event)
+    return None
+
+
+# --- the view --------------------------------------------------------------------------
+
+
+def _me_view(gs: State, seat: int) -> dict[str, Any]:
+    p = gs.players[seat]
+    terms = TERMS[gs.variant]
+    pending = None
+    if p.pending is not None:
+        pending = {
+            "gates": list(p.pending.gates),
+            "cards": list(p.pending.cards),
+            "strength": kts.strength(p.pending.cards),
+        }
+    return {
+        "seat": seat,
+        "depth": p.depth,
+        "place": terms.place(p.depth, gs.levels),
+        "escaped": p.escaped,
+        "hand": list(p.hand),
+        "garnets": p.garnets,
+        "passes": p.passes,
+        "can_submit": gs.phase == "play" and gs.awaited(seat),
+        "submitted": pending is not None,
+        "pending": pending,
+        "chats_left": max(0, gs.options.chat_per_round - p.chats),
+        "vote": p.vote,
+    }
+
+
+def _player_full(gs: State, seat: int, viewer: Viewer) -> dict[str, Any]:
+    view = _me_view(gs, seat)
+    view["voted"] = gs.players[seat].vote is not None
+    if not viewer.full and viewer.seat != seat:
+        view["vote"] = None  # votes stay secret until the EC is decided
+    return view
+
+
+def _results_view(gs: State, viewer: Viewer) -> dict[str, Any] | None:
+    if gs.finished is not None:
+        return _game_over_view(gs.finished)
+    if gs.ended is not None:
+        out = _play_ended_view(gs.ended)
+        out["voters"] = [w for w in gs.ended.winners if gs.players[w].vote is not None]
+        return out
+    return None
+
+
+def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """The game's state as `viewer` may see it."""
+    gs: State = ms.game_state
+    opts = gs.options
+    terms = TERMS[gs.variant]
+    open_ = is_open(gs, viewer)
+    seat = viewer.seat
+    out: dict[str, Any] = {
+        "variant": gs.variant,
+        "terms": _terms_view(terms),
+        "phase": gs.phase,
+        "round": gs.round,
+        "deadline": gs.deadline if gs.phase in ("play", "vote") else None,
+        "round_ms": kts.round_ms(opts),
+        "vote_ms": kts.vote_ms(opts),
+        "levels": gs.levels,
+        "layout": _layout_view(gs.layout, terms),
+        "open": open_,
+        "me": _me_view(gs, seat) if seat is not None else None,
+        "level": None,
+        "chat": [],
+        "history": [],
+        "players": None,
+        "all_levels": None,
+        "results": _results_view(gs, viewer),
+    }
+    if open_:
+        out["players"] = [_player_full(gs, s, viewer) for s in range(len(gs.players))]
+        out["all_levels"] = [_level_view(gs, d, gs.members(d)) for d in range(gs.levels + 1)]
+        out["chat"] = [_chat_view(c, terms, gs.levels) for c in gs.chat]
+        out["history"] = [_resolved_full(r, gs.layout, terms) for r in gs.history]
+        if seat is not None:
+            depth = gs.players[seat].depth
+            out["level"] = _level_view(gs, depth, gs.members(depth))
+    elif seat is not None:
+        depth = gs.players[seat].depth
+        out["level"] = _level_view(gs, depth, gs.members(depth))
+        out["chat"] = [_chat_view(c, terms, gs.levels) for c in gs.chat if seat in c.to]
+        history = []
+        for r in gs.history:
+            mine = _resolved_for(r, seat, gs.layout, terms)
+            if mine is not None:
+                history.append(mine)
+        out["history"] = history
+    return out
+
+
+# --- replay text -----------------------------------------------------------------------
+
+
+def _who(ms: MatchState, seat: int) -> str:
+    name = ms.names[seat] if seat < len(ms.names) else None
+    return f"seat {seat} ({name})" if name else f"seat {seat}"
+
+
+def _cards_text(cards: tuple[int, ...]) -> str:
+    return "+".join(map(str, cards)) if cards else "-"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def describe(ms: MatchState, event: Any) -> list[str]:
+    """Lines for a human reading the whole match (everything shown)."""
+    gs: State = ms.game_state
+    terms = TERMS[gs.variant]
+    levels = gs.levels
+    if isinstance(event, RoundStarted):
+        lines = [f"Round {event.round} begins; submissions close at {event.deadline} ms."]
+        for depth in range(levels + 1):
+            members = [s for s, d in enumerate(event.depths) if d == depth]
+            if not members:
+                continue
+            text = f"  {terms.place(depth, levels)}: seats {', '.join(map(str, members))}"
+            if depth < levels:
+                shut = [g.name for g in gs.layout.levels[depth] if g.name in event.closed]
+                if shut:
+                    text += f" (closed: {', '.join(shut)})"
+            else:
+                text += " (escaped)"
+            lines.append(text)
+        return lines
+    if isinstance(event, Submitted):
+        return [
+            f"Round {event.round}: {_who(ms, event.seat)} submits {_cards_text(event.cards)} "
+            f"({terms.strength} {kts.strength(event.cards)}) at {' and '.join(event.gates)}."
+        ]
+    if isinstance(event, ChatSent):
+        channel = terms.place(event.depth, levels) if event.depth is not None else "everyone"
+        return [f"Round {event.round} chat [{channel}] {_who(ms, event.seat)}: {event.text}"]
+    if isinstance(event, RoundResolved):
+        lines = [f"Round {event.round} results:"]
+        for depth in range(levels):
+            plays = [p for p in event.plays if p.depth == depth]
+            if not plays:
+                continue
+            gates = " ".join(g.name for g in gs.layout.levels[depth])
+            lines.append(f"  {terms.place(depth, levels)} ({terms.gate_plural} {gates}):")
+            rows = []
+            for p in plays:
+                if not p.cards:
+                    fought = "(no cards left)"
+                elif not p.gates:
+                    fought = "(no gate open)"
+                else:
+                    fought = "+".join(p.gates)
+                rows.append(
+                    [
+                        _who(ms, p.seat),
+                        fought + (" (auto)" if p.auto else ""),
+                        _cards_text(p.cards),
+                        str(kts.strength(p.cards)),
+                        f"entered {p.entered}" if p.entered else "-",
+                    ]
+                )
+            header = ["player", terms.gate_plural, terms.card_plural, terms.strength, "result"]
+            lines.extend("    " + row for row in _table(header, rows))
+        return lines
+    if isinstance(event, PlayEnded):
+        why = "all but one escaped" if event.reason == "escaped" else f"nobody inside holds a {terms.card}"
+        garnets = ", ".join(f"{s}:{g}" for s, g in enumerate(event.garnets) if g)
+        lines = [
+            f"Play ends after round {event.round} ({why}): winners {_seat_list(event.winners)}; "
+            f"losers {_seat_list(event.losers)}; garnets {garnets or 'none'}."
+        ]
+        if event.vote_deadline is not None:
+            lines.append(f"The winners vote for the Elimination Candidate until {event.vote_deadline} ms.")
+        return lines
+    if isinstance(event, VoteCast):
+        return [f"{_who(ms, event.seat)} votes for {_who(ms, event.candidate)}."]
+    if isinstance(event, GameOver):
+        return [f"Game over after {event.rounds} rounds: {event.reason}."]
+    return []
+
+
+def _seat_list(seats: tuple[int, ...]) -> str:
+    return ", ".join(map(str, seats)) if seats else "none"

@@ -1,0 +1,128 @@
+"""Helpers for the Keys to Success / Gatekeeping tests: a match driven through the engine,
+and the update frames a viewer receives, built exactly as server/hub.py does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, propose
+from domain.games import keys_to_success as kts
+from domain.games.keys_to_success import RoundResolved, State
+from projections import keys_to_success as views
+from projections.common import match_view, project_events
+from projections.contract import Viewer
+
+SEED = bytes(range(32))
+_encode = msgspec.json.Encoder().encode
+
+ONE_LEVEL = "A:open B:open C:open D:open"
+TWO_LEVELS = "A:open B:pass C:garnet\nD:open E:garnet"
+
+
+class KtsMatch:
+    """A match of Keys to Success, every step proposed through the engine and logged."""
+
+    def __init__(
+        self,
+        variant: str | None = None,
+        names: tuple[str, ...] | None = None,
+        ts: int = 1_000,
+        match_id: str = "k1",
+        seed: bytes = SEED,
+        **options: Any,
+    ) -> None:
+        first = create_entry(kts, match_id=match_id, variant=variant, options=options, seed=seed, ts=ts)
+        self.entries: list[Entry] = [first]
+        self.outcomes: list[Outcome] = [Outcome()]
+        self.states: list[MatchState] = []
+        self.ms: MatchState = open_match(kts, first)
+        self.states.append(self.ms)
+        self.ts = ts
+        seats = self.ms.seats
+        for name in names or tuple(f"P{s}" for s in range(seats)):
+            out = self.propose("join", None, {"name": name})
+            assert out.rejection is None, out.rejection
+
+    @property
+    def gs(self) -> State:
+        state: State = self.ms.game_state
+        return state
+
+    def propose(self, kind: Any, seat: int | None, body: Any, ts: int | None = None) -> Outcome:
+        if ts is not None:
+            self.ts = ts
+        entry, self.ms, out = propose(
+            self.ms, kind=kind, seat=seat, cid=f"c{len(self.entries)}", body=body, ts=self.ts
+        )
+        self.entries.append(entry)
+        self.outcomes.append(out)
+        self.states.append(self.ms)
+        return out
+
+    def submit(
+        self, seat: int, gates: list[str] | str, cards: list[int], round: int | None = None
+    ) -> Outcome:
+        if isinstance(gates, str):
+            gates = gates.split()
+        body = {
+            "type": "submit",
+            "round": self.gs.round if round is None else round,
+            "gates": list(gates),
+            "cards": list(cards),
+        }
+        return self.propose("command", seat, body)
+
+    def chat(self, seat: int, text: str) -> Outcome:
+        return self.propose("command", seat, {"type": "chat", "text": text})
+
+    def vote(self, seat: int, candidate: int) -> Outcome:
+        return self.propose("command", seat, {"type": "vote", "candidate": candidate})
+
+    def tick(self, ts: int | None = None) -> Outcome:
+        due = self.gs.deadline if ts is None else ts
+        assert due is not None
+        return self.propose("tick", None, {"deadline": due}, ts=max(due, self.ts))
+
+    def round_(self, moves: dict[int, tuple[str, list[int]]]) -> RoundResolved:
+        """Every listed seat submits; the round's results (a tick closes it if needed)."""
+        outs = []
+        for seat, (gates, cards) in moves.items():
+            out = self.submit(seat, gates, cards)
+            assert out.rejection is None, (seat, out.rejection)
+            outs.append(out)
+        if not outs or not any(isinstance(e, RoundResolved) for e in outs[-1].events):
+            outs.append(self.tick())
+        found = [e for o in outs for e in o.events if isinstance(e, RoundResolved)]
+        assert len(found) == 1, [o.events for o in outs]
+        return found[0]
+
+    def entered(self, resolved: RoundResolved) -> dict[int, str | None]:
+        return {p.seat: p.entered for p in resolved.plays}
+
+    def frames(self, viewer: Viewer, *, seq: bool = True) -> list[bytes]:
+        """Every live update frame `viewer` receives, as MatchRunner.frame builds it."""
+        out = []
+        for i in range(1, len(self.entries)):
+            data = frame(self.states[i], self.outcomes[i], self.entries[i], viewer, seq=seq)
+            if data is not None:
+                out.append(data)
+        return out
+
+
+def frame(ms: MatchState, outcome: Outcome, entry: Entry, viewer: Viewer, *, seq: bool = True) -> bytes | None:
+    """server.hub.MatchRunner.frame for a live update (the state right after the entry).
+
+    With seq=False the frame's `seq` is left out (a global log position: see the rules
+    page, "Known limits")."""
+    if ms.ended and not viewer.full:
+        viewer = Viewer(seat=viewer.seat, full=True)
+    events = project_events(views, ms, outcome, viewer)
+    if not events:
+        return None
+    body: dict[str, Any] = {"type": "update"}
+    if seq:
+        body["seq"] = entry.seq
+    body.update({"ts": entry.ts, "events": events, "view": match_view(views, ms, viewer)})
+    return _encode(body)
