@@ -217,8 +217,18 @@ class CommandResult:
 _END: dict[str, Any] = {"type": "__end__"}
 
 
+# Commands a connection sends at most, per second and in a burst: below the server's limit
+# (about 20 frames a second, bursts of 40, beyond which it drops frames without an answer),
+# leaving room for the hello, pings and commands sent again after a resume.
+COMMAND_RATE = 16.0
+COMMAND_BURST = 30.0
+
+
 class MatchConnection:
-    """One viewer's WebSocket to one match: a player (with its seat token) or a spectator."""
+    """One viewer's WebSocket to one match: a player (with its seat token) or a spectator.
+
+    Commands are paced to COMMAND_RATE a second (after a burst of COMMAND_BURST), so a
+    fast bot in a game of quick turns never runs into the server's rate limit."""
 
     def __init__(
         self,
@@ -254,6 +264,8 @@ class MatchConnection:
         self._ids = itertools.count(1)
         self._changed = asyncio.Condition()
         self._closing = False
+        self._tokens = COMMAND_BURST
+        self._stamp = float("-inf")
 
     # -- lifecycle --
 
@@ -362,12 +374,21 @@ class MatchConnection:
         self._pending[cid] = future
         self._pending_frames[cid] = frame
         try:
+            await self._pace()
             with contextlib.suppress(ConnectionClosed):
                 await self._ws.send(frame)  # if the socket is down, the resume sends it again
             return await asyncio.wait_for(future, timeout)
         finally:
             self._pending.pop(cid, None)
             self._pending_frames.pop(cid, None)
+
+    async def _pace(self) -> None:
+        """Wait, if need be, to stay within COMMAND_RATE (a token bucket run into debt)."""
+        now = asyncio.get_running_loop().time()
+        self._tokens = min(COMMAND_BURST, self._tokens + (now - self._stamp) * COMMAND_RATE) - 1
+        self._stamp = now
+        if self._tokens < 0:
+            await asyncio.sleep(-self._tokens / COMMAND_RATE)
 
     async def ping(self) -> None:
         if self._ws is not None:
