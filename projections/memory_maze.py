@@ -54,12 +54,17 @@ def _cells(cells: tuple[Cell, ...] | list[Cell]) -> list[str]:
     return [cell_name(c) for c in cells]
 
 
-def _attempt_view(gs: State, a: Moved, viewer: Viewer) -> dict[str, Any]:
+def _attempt_view(gs: State, a: Moved, viewer: Viewer, *, latest: bool) -> dict[str, Any]:
+    """An attempt. `latest`: it is a seat's latest, shown in the view. In the turn
+    editions an attempt *event* does not carry the sequence (the view's `last` does, and
+    only the latest one): an event is sent again to a viewer who catches up after a
+    reconnect, long after the rules deleted that sequence."""
+    shown = latest or viewer.full or not mm.has_turns(gs.variant)
     out: dict[str, Any] = {
         "seat": a.seat,
         "turn": a.turn,
         "at": a.at,
-        "moves": a.moves,
+        "moves": a.moves if shown else None,
         "from": cell_name(a.from_cell),
         "to": cell_name(a.to_cell),
         "bonked": a.bonked,
@@ -111,7 +116,11 @@ def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
             "deadline": event.deadline,
         }
     if isinstance(event, Moved):
-        return {"type": "moved", **_attempt_view(gs, event, viewer), **_clock_fields(event)}
+        return {
+            "type": "moved",
+            **_attempt_view(gs, event, viewer, latest=False),
+            **_clock_fields(event),
+        }
     if isinstance(event, CooldownOver):
         return {"type": "cooldown_over", "seat": event.seat, "at": event.at}
     if isinstance(event, GameOver):
@@ -160,8 +169,8 @@ def _seat_view(ms: MatchState, gs: State, s: int, viewer: Viewer) -> dict[str, A
         "ready": seat.ready if not mm.has_turns(gs.variant) else gs.to_move == s,
         # False only while the turn clock waits on this seat (for `daedalus play`'s reminder)
         "submitted": gs.to_move != s,
-        "last": _attempt_view(gs, seat.last, viewer) if seat.last is not None else None,
-        "history": [_attempt_view(gs, a, viewer) for a in seat.attempts] if keeps_history else None,
+        "last": _attempt_view(gs, seat.last, viewer, latest=True) if seat.last is not None else None,
+        "history": [_attempt_view(gs, a, viewer, latest=True) for a in seat.attempts] if keeps_history else None,
     }
 
 

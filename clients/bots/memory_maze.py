@@ -467,7 +467,7 @@ class Terminal:
                     f"({e['periods_left']} left)"
                 )
             elif kind == "moved":
-                lines.append(self._attempt_text(view, e))
+                lines.append(self._attempt_text(view, _with_sequence(view, e)))
             elif kind == "cooldown_over":
                 who = "you" if e["seat"] == view.get("you") else names.get(e["seat"], "?")
                 lines.append(f"{who} may move again")
@@ -479,3 +479,17 @@ class Terminal:
 
 
 TERMINAL = Terminal()
+
+
+def _with_sequence(view: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    """A `moved` event with its sequence: in the turn editions events leave it out and the
+    view's `last` has it while it is the seat's latest (the rules delete older ones)."""
+    if event.get("moves") is not None:
+        return event
+    for seat in (view.get("game_state") or {}).get("seats", []):
+        last = seat.get("last")
+        if seat.get("seat") == event.get("seat") and last and (last["turn"], last["at"]) == (
+            event.get("turn"), event.get("at")
+        ):
+            return {**event, "moves": last["moves"]}
+    return event
