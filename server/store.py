@@ -35,6 +35,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from domain.engine import Entry
 
 ACTIVE = "dd:active"
+MAX_CONNECTIONS = 2**31  # per pool: in effect unbounded (Redis's maxclients is the limit)
 _entry_decoder = msgspec.json.Decoder(Entry)
 _encoder = msgspec.json.Encoder()
 
@@ -94,12 +95,18 @@ class EventStore:
 
     @classmethod
     def from_url(cls, url: str) -> EventStore:
+        # Every followed match holds a read connection in its blocking XREAD and every
+        # match with an append in flight holds a write connection, so the pools must not
+        # stop at redis-py's default of 100 (beyond it: MaxConnectionsError).
         reads = aioredis.Redis.from_url(
             url,
             retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
             health_check_interval=30,
+            max_connections=MAX_CONNECTIONS,
         )
-        writes = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0))
+        writes = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 0), max_connections=MAX_CONNECTIONS
+        )
         return cls(reads, writes, description=url)
 
     @classmethod
