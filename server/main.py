@@ -22,6 +22,9 @@ def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uv
         port=port,
         lifespan="on",
         ws_max_size=settings.hard_frame_limit,
+        # No permessage-deflate: compressing every update frame (a few KiB of JSON) was
+        # the largest single CPU cost of serving a command; frames stay small anyway.
+        ws_per_message_deflate=False,
         log_level="warning",
         access_log=False,
     )
