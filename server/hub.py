@@ -108,6 +108,8 @@ class MatchRunner:
         self.tokens: dict[str, int] = {}
         self._changed = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        # The stream id up to which the follower has handed entries still to be folded.
+        self.reading: str | None = None
         for sid, entry in entries[1:]:
             self._fold(sid, entry, broadcast=False)
 
@@ -118,12 +120,11 @@ class MatchRunner:
         return self.states[-1]
 
     def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._tail(), name=f"tail {self.match_id}"),
-            asyncio.create_task(self._clock(), name=f"clock {self.match_id}"),
-        ]
+        self._tasks = [asyncio.create_task(self._clock(), name=f"clock {self.match_id}")]
+        self.hub.follower.add(self)
 
     async def stop(self) -> None:
+        self.hub.follower.remove(self)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -267,26 +268,36 @@ class MatchRunner:
 
     # -- background --------------------------------------------------------------------------
 
-    async def _tail(self) -> None:
-        while True:
-            try:
-                items = await self.store.wait(
-                    self.match_id, self.stream_id, self.hub.settings.tail_block_ms
-                )
-                if not items:
-                    continue
-                async with self.lock:
-                    for sid, entry in items:
-                        if entry.seq > self.current.seq:
-                            self._fold(sid, entry)
-            except asyncio.CancelledError:
-                raise
-            except engine.IntegrityError as exc:
-                log.error("log_integrity", match=self.match_id, error=str(exc))
-                await asyncio.sleep(5)
-            except Exception as exc:  # the store went away: keep trying
-                log.warning("tail_error", match=self.match_id, error=repr(exc))
-                await asyncio.sleep(0.5)
+    def take(self, items: list[tuple[str, bytes]]) -> None:
+        """Entries the follower read from the stream: fold those not folded yet.
+
+        Most are this process's own appends, already folded: they are skipped by stream
+        id before being decoded. New ones are folded now, or after the append in flight
+        if there is one (under the lock)."""
+        last = sid_order(self.stream_id)
+        fresh = [(sid, raw) for sid, raw in items if sid_order(sid) > last]
+        if not fresh:
+            return
+        if self.lock.locked():
+            self.reading = fresh[-1][0]
+            self.hub.spawn(self._take_locked(fresh))
+            return
+        self._take_now(fresh)
+
+    async def _take_locked(self, fresh: list[tuple[str, bytes]]) -> None:
+        async with self.lock:
+            self.reading = None
+            self._take_now(fresh)
+
+    def _take_now(self, fresh: list[tuple[str, bytes]]) -> None:
+        try:
+            for sid, raw in fresh:
+                entry = self.store.decode(raw)
+                if entry.seq > self.current.seq:
+                    self._fold(sid, entry)
+        except engine.IntegrityError as exc:
+            log.error("log_integrity", match=self.match_id, error=str(exc))
+            self.hub.follower.pause(self, 5.0)
 
     async def _clock(self) -> None:
         while True:
@@ -311,6 +322,118 @@ class MatchRunner:
                 await asyncio.sleep(0.2)
 
 
+def sid_order(sid: str) -> tuple[int, int]:
+    """A Redis stream id ("<ms>-<n>") as a sortable pair."""
+    ms, _, n = sid.partition("-")
+    return int(ms), int(n or 0)
+
+
+class Follower:
+    """Reads what other processes append to the matches this process follows.
+
+    One blocking XREAD over every followed match's stream (not one per match), from
+    each runner's last folded entry. Its own appends wake it too; under load it reads
+    again at most every MIN_INTERVAL seconds, so one read brings many entries instead
+    of one read per append. A match that starts being followed ends a blocked read
+    (CLIENT UNBLOCK), so its entries are read from then on without waiting.
+    """
+
+    MIN_INTERVAL = 0.005
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.runners: dict[str, MatchRunner] = {}
+        self.paused: dict[str, float] = {}  # match -> loop time it is followed again
+        self._added = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._client_id: int | None = None
+        self._reading = 0  # the number of the read in flight (0: none)
+        self._reads = 0
+
+    def add(self, runner: MatchRunner) -> None:
+        self.runners[runner.match_id] = runner
+        self._added.set()
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="follower")
+        elif self._reading and self._client_id is not None:
+            self.hub.spawn(self._unblock(self._reading, self._client_id))
+
+    def remove(self, runner: MatchRunner) -> None:
+        if self.runners.get(runner.match_id) is runner:
+            del self.runners[runner.match_id]
+            self.paused.pop(runner.match_id, None)
+
+    def pause(self, runner: MatchRunner, seconds: float) -> None:
+        self.paused[runner.match_id] = asyncio.get_running_loop().time() + seconds
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    async def _unblock(self, reading: int, client_id: int) -> None:
+        # The read may not have reached Redis yet: try again while it is the one in flight.
+        for delay in (0.0, 0.002, 0.01, 0.05, 0.2):
+            await asyncio.sleep(delay)
+            if self._reading != reading:
+                return
+            with contextlib.suppress(Exception):
+                if await self.hub.store.unblock(client_id):
+                    return
+
+    def _positions(self, now: float) -> dict[str, str]:
+        positions = {}
+        for match_id, runner in self.runners.items():
+            until = self.paused.get(match_id)
+            if until is not None:
+                if now < until:
+                    continue
+                del self.paused[match_id]
+            sid = runner.stream_id
+            if runner.reading is not None and sid_order(runner.reading) > sid_order(sid):
+                sid = runner.reading
+            positions[match_id] = sid
+        return positions
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        store = self.hub.store
+        block_ms = self.hub.settings.tail_block_ms
+        while True:
+            started = loop.time()
+            try:
+                if self._client_id is None:
+                    self._client_id = await store.follows_id()
+                positions = self._positions(started)
+                if not positions:  # nothing to follow (or only paused matches): wait
+                    self._added.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._added.wait(), 1.0 if self.paused else None)
+                    continue
+                self._reads += 1
+                self._reading = self._reads
+                try:
+                    found = await store.follow(positions, block_ms)
+                finally:
+                    self._reading = 0
+                for match_id, items in found.items():
+                    runner = self.runners.get(match_id)
+                    if runner is not None:
+                        runner.take(items)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the store went away: keep trying
+                self._client_id = None
+                log.warning("tail_error", error=repr(exc))
+                await asyncio.sleep(0.5)
+                continue
+            rest = self.MIN_INTERVAL - (loop.time() - started)
+            if rest > 0:
+                await asyncio.sleep(rest)
+
+
 class UnknownMatch(Exception):
     pass
 
@@ -324,6 +447,7 @@ class Hub:
         self.runners: dict[str, MatchRunner] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self.follower = Follower(self)
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -380,6 +504,7 @@ class Hub:
                 self.forget(match_id, runner)
 
     async def close(self) -> None:
+        await self.follower.stop()
         for runner in list(self.runners.values()):
             await runner.stop()
         self.runners.clear()

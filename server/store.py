@@ -21,6 +21,7 @@ sending it blindly again.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
@@ -83,9 +84,12 @@ class EventStore:
         *,
         description: str,
         owns_clients: bool = True,
+        follows: aioredis.Redis | None = None,
     ) -> None:
         self.reads = reads
         self.writes = writes
+        # `follow` blocks on one connection of its own (so CLIENT UNBLOCK can reach it).
+        self.follows = follows if follows is not None else reads
         self.description = description
         self._owns = owns_clients
         script = resources.files("server").joinpath("append.lua").read_text()
@@ -107,7 +111,10 @@ class EventStore:
         writes = aioredis.Redis.from_url(
             url, retry=Retry(NoBackoff(), 0), max_connections=MAX_CONNECTIONS
         )
-        return cls(reads, writes, description=url)
+        follows = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 0), single_connection_client=True
+        )
+        return cls(reads, writes, description=url, follows=follows)
 
     @classmethod
     def embedded(cls) -> EventStore:
@@ -116,12 +123,18 @@ class EventStore:
         server = fakeredis.FakeServer()
         reads = fakeredis.FakeAsyncRedis(server=server)
         writes = fakeredis.FakeAsyncRedis(server=server)
-        return cls(reads, writes, description="embedded fakeredis (in-process, not persistent)")
+        follows = fakeredis.FakeAsyncRedis(server=server, single_connection_client=True)
+        return cls(
+            reads, writes, follows=follows,
+            description="embedded fakeredis (in-process, not persistent)",
+        )
 
     async def close(self) -> None:
         if self._owns:
             await self.reads.aclose()
             await self.writes.aclose()
+            if self.follows is not self.reads:
+                await self.follows.aclose()
 
     async def ping(self) -> bool:
         return bool(await self.reads.ping())
@@ -225,6 +238,33 @@ class EventStore:
             for sid, fields in items:
                 out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))
         return out
+
+    async def follow(
+        self, after: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        """For many matches at once: the entries after each one's stream id, as stored
+        (JSON: see `decode`), waiting up to block_ms for the first. One XREAD on the
+        connection of `follows_id`, so `unblock` can end the wait early."""
+        keys = {log_key(m): m for m in after}
+        res: Any = await self.follows.xread(
+            {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=1000
+        )
+        out: dict[str, list[tuple[str, bytes]]] = {}
+        for key, items in res or []:
+            out[keys[_s(key)]] = [(_s(sid), fields[b"e"]) for sid, fields in items]
+        return out
+
+    async def follows_id(self) -> int:
+        """The Redis client id of the connection `follow` blocks on."""
+        return int(await self.follows.client_id())
+
+    async def unblock(self, client_id: int) -> bool:
+        """End a blocked `follow` now (it returns nothing); False if none was blocked."""
+        return bool(await self.reads.client_unblock(client_id))
+
+    @staticmethod
+    def decode(raw: bytes) -> Entry:
+        return _entry_decoder.decode(raw)
 
     async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
         seat = await self.reads.hget(tokens_key(match_id), token_hash)
