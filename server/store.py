@@ -31,6 +31,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.engine import Entry
@@ -94,6 +95,9 @@ class EventStore:
         self._owns = owns_clients
         script = resources.files("server").joinpath("append.lua").read_text()
         self._append = writes.register_script(script)
+        # Appends waiting for the next batch (see _run_script), and the batches in flight.
+        self._queued: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]] = []
+        self._batches: set[asyncio.Task[None]] = set()
 
     # -- construction ------------------------------------------------------------------
 
@@ -169,7 +173,7 @@ class EventStore:
         keys = [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)]
         for attempt in range(attempts):
             try:
-                status, value = await self._append(keys=keys, args=args)
+                status, value = await self._run_script(keys, args)
             except (RedisTimeoutError, RedisConnectionError, OSError):
                 reconciled = await self._reconcile(match_id, key, expected_head)
                 if reconciled is not None:
@@ -183,6 +187,57 @@ class EventStore:
                 return Appended("dup", seq=int(_s(value)))
             return Appended("conflict")
         raise AppendUnknown(f"match {match_id}: the store did not answer; nothing was appended")
+
+    def _run_script(self, keys: list[str], args: list[str | bytes]) -> asyncio.Future[Any]:
+        """Run the append script once, batched with the other appends of this moment.
+
+        Appends of different matches that are decided in the same turn of the event
+        loop go to Redis as one pipeline (one write, one read of the replies), not one
+        round trip each. The pipeline is no transaction: each script runs and answers
+        on its own, exactly as alone; an error of the connection is every append's."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if not self._queued:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._queued.append((keys, args, future))
+        return future
+
+    def _flush(self) -> None:
+        batch, self._queued = self._queued, []
+        task = asyncio.ensure_future(self._send(batch))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
+
+    async def _send(
+        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
+    ) -> None:
+        replies: list[Any]
+        try:
+            if len(batch) == 1:
+                keys, args, _ = batch[0]
+                replies = [await self._append(keys=keys, args=args)]
+            else:
+                pipe = self.writes.pipeline(transaction=False)
+                for keys, args, _ in batch:
+                    pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+                replies = await pipe.execute(raise_on_error=False)
+                for i, reply in enumerate(replies):
+                    if isinstance(reply, NoScriptError):  # Redis lost its scripts: load it again
+                        keys, args, _ = batch[i]
+                        replies[i] = await self._append(keys=keys, args=args)
+        except BaseException as exc:
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        for (_, _, future), reply in zip(batch, replies, strict=True):
+            if future.done():
+                continue
+            if isinstance(reply, BaseException):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
 
     async def _reconcile(self, match_id: str, key: str, expected_head: str) -> Appended | None:
         """After an unknown outcome: what happened, or None if the append did not land."""
