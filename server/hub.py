@@ -106,8 +106,12 @@ class MatchRunner:
         self.lock = asyncio.Lock()
         self.subscribers: set[Subscriber] = set()
         self.tokens: dict[str, int] = {}
-        self._changed = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        # The clock: a timer armed for the next deadline (re-armed when it moves), and the
+        # tick being appended, if any.
+        self._running = False
+        self._clock_due: int | None = None
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._ticking: asyncio.Task[None] | None = None
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
         for sid, entry in entries[1:]:
@@ -120,16 +124,20 @@ class MatchRunner:
         return self.states[-1]
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._clock(), name=f"clock {self.match_id}")]
+        self._running = True
+        self._arm_clock()
         self.hub.follower.add(self)
 
     async def stop(self) -> None:
+        self._running = False
         self.hub.follower.remove(self)
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        if self._ticking is not None:
+            self._ticking.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                await self._ticking
         for sub in list(self.subscribers):
             sub.queue.close()
 
@@ -145,7 +153,7 @@ class MatchRunner:
         self.outcomes.append(outcome)
         self.times.append(entry.ts)
         self.stream_id = sid
-        self._changed.set()
+        self._arm_clock()
         if broadcast:
             self._broadcast(entry.seq)
         if ms.ended and not was_over:
@@ -299,27 +307,46 @@ class MatchRunner:
             log.error("log_integrity", match=self.match_id, error=str(exc))
             self.hub.follower.pause(self, 5.0)
 
-    async def _clock(self) -> None:
-        while True:
-            self._changed.clear()
-            due = engine.deadline(self.current)
-            if due is None:
-                await self._changed.wait()
-                continue
-            delay = (due - now_ms()) / 1000
-            if delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), timeout=delay)
-                continue
-            try:
-                await self.submit(
-                    kind="tick", seat=None, key=f"tick:{due}", cid=f"tick:{due}", body={"deadline": due}
-                )
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("tick_error", match=self.match_id, error=repr(exc))
-                await asyncio.sleep(0.2)
+    # The clock: when a deadline passes, a `tick` keyed by it is appended. A timer (not a
+    # task woken by every entry) waits for the deadline; it is re-armed when it moves.
+
+    def _arm_clock(self, *, again: bool = False) -> None:
+        if not self._running:
+            return
+        due = engine.deadline(self.current)
+        if due == self._clock_due and not again:
+            return
+        self._clock_due = due
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        if due is None:
+            return
+        delay = max(0.0, (due - now_ms()) / 1000)
+        self._clock_timer = asyncio.get_running_loop().call_later(delay, self._clock_rings, due)
+
+    def _clock_rings(self, due: int) -> None:
+        self._clock_timer = None
+        if not self._running or due != self._clock_due:
+            return
+        if due > now_ms():  # early by the wall clock: wait for the rest
+            self._arm_clock(again=True)
+        elif self._ticking is None:  # else the tick in flight re-arms the clock when done
+            self._ticking = asyncio.create_task(self._tick(due), name=f"tick {self.match_id}")
+
+    async def _tick(self, due: int) -> None:
+        try:
+            await self.submit(
+                kind="tick", seat=None, key=f"tick:{due}", cid=f"tick:{due}", body={"deadline": due}
+            )
+        except asyncio.CancelledError:
+            self._ticking = None
+            raise
+        except Exception as exc:
+            log.warning("tick_error", match=self.match_id, error=repr(exc))
+            await asyncio.sleep(0.2)
+        self._ticking = None
+        self._arm_clock(again=True)
 
 
 def sid_order(sid: str) -> tuple[int, int]:
