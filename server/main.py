@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 from types import TracebackType
 
@@ -53,7 +54,20 @@ def serve(
         )
     log.info("listening", url=f"http://{host}:{port}", websocket=f"ws://{host}:{port}/ws")
     config = _uvicorn_config(create_app(settings), host, port, settings)
+    _tune_gc()
     uvicorn.Server(config).run()
+
+
+def _tune_gc() -> None:
+    """Garbage collection for a server process (not for EmbeddedServer: its host owns it).
+
+    What the imports built lives as long as the process: `gc.freeze()` takes it out of
+    every later collection. The young generation is collected every 20,000 allocations
+    rather than every 700, so the objects of commands in flight are not traversed again
+    and again. (Match state is freed by reference counting, not by the cycle collector.)"""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 10)
 
 
 def _redact(url: str) -> str:
