@@ -73,6 +73,13 @@ class AppendUnknown(Exception):
     """The store could not be reached to learn whether an append happened."""
 
 
+def _field_e(fields: list[bytes]) -> bytes:
+    """Field `e` of a stream entry's [field, value, ...] list (it is the only one)."""
+    if fields[0] == b"e":
+        return fields[1]
+    return fields[fields.index(b"e", 0, len(fields) - 1) + 1]
+
+
 def _s(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -93,6 +100,9 @@ class EventStore:
         self.follows = follows if follows is not None else reads
         self.description = description
         self._owns = owns_clients
+        # `follow` without the client's command layer (on a real Redis, see from_url).
+        self._lean_follow = False
+        self._key_args: dict[str, tuple[bytes, bytes]] = {}
         script = resources.files("server").joinpath("append.lua").read_text()
         self._append = writes.register_script(script)
         # Appends waiting for the next batch (see _run_script), and the batches in flight.
@@ -118,7 +128,9 @@ class EventStore:
         follows = aioredis.Redis.from_url(
             url, retry=Retry(NoBackoff(), 0), single_connection_client=True
         )
-        return cls(reads, writes, description=url, follows=follows)
+        store = cls(reads, writes, description=url, follows=follows)
+        store._lean_follow = True
+        return store
 
     @classmethod
     def embedded(cls) -> EventStore:
@@ -300,13 +312,53 @@ class EventStore:
         """For many matches at once: the entries after each one's stream id, as stored
         (JSON: see `decode`), waiting up to block_ms for the first. One XREAD on the
         connection of `follows_id`, so `unblock` can end the wait early."""
-        keys = {log_key(m): m for m in after}
-        res: Any = await self.follows.xread(
-            {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=1000
-        )
-        out: dict[str, list[tuple[str, bytes]]] = {}
-        for key, items in res or []:
-            out[keys[_s(key)]] = [(_s(sid), fields[b"e"]) for sid, fields in items]
+        if not self._lean_follow:
+            keys = {log_key(m): m for m in after}
+            res: Any = await self.follows.xread(
+                {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=1000
+            )
+            out: dict[str, list[tuple[str, bytes]]] = {}
+            for key, items in res or []:
+                out[keys[_s(key)]] = [(_s(sid), fields[b"e"]) for sid, fields in items]
+            return out
+        return await self._follow_lean(after, block_ms)
+
+    async def _follow_lean(
+        self, after: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        """`follow` on a real Redis: the XREAD is written and read on the follow
+        connection directly. Through the client, encoding the many arguments of a read
+        over hundreds of streams and reshaping its reply cost more than the read."""
+        cache = self._key_args
+        if len(cache) > 2 * len(after) + 1000:
+            cache.clear()
+        head = ("XREAD", "COUNT", "1000", "BLOCK", str(block_ms), "STREAMS")
+        parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
+        parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]
+        keys: dict[bytes, str] = {}
+        for m in after:
+            found = cache.get(m)
+            if found is None:
+                key = log_key(m).encode()
+                found = cache[m] = (key, b"$%d\r\n%b\r\n" % (len(key), key))
+            keys[found[0]] = m
+            parts.append(found[1])
+        for sid in after.values():
+            parts.append(b"$%d\r\n%b\r\n" % (len(sid), sid.encode()))
+        await self.follows.initialize()
+        conn = self.follows.connection
+        assert conn is not None
+        try:
+            await conn.send_packed_command(b"".join(parts), check_health=False)
+            res: Any = await conn.read_response(disable_decoding=True)
+        except BaseException:
+            await conn.disconnect(nowait=True)
+            raise
+        out = {}
+        if res:
+            # RESP3: a map of stream -> entries; RESP2: a list of [stream, entries].
+            for key, items in res.items() if isinstance(res, dict) else res:
+                out[keys[key]] = [(sid.decode(), _field_e(fields)) for sid, fields in items]
         return out
 
     async def follows_id(self) -> int:
