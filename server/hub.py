@@ -15,9 +15,9 @@ import hashlib
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 
@@ -32,6 +32,9 @@ from server.store import EventStore
 
 log = logs.get("daedalus.hub")
 _encode = msgspec.json.Encoder().encode
+_entry_decoder = msgspec.json.Decoder(Entry)
+# A runner keeps the state after every CHECKPOINT-th entry (see MatchRunner._history).
+CHECKPOINT = 32
 
 
 def now_ms() -> int:
@@ -99,9 +102,18 @@ class MatchRunner:
         first = entries[0][1]
         self.hosted: Hosted = hosted(first.body["game"])
         ms = engine.open_match(self.hosted.rules, first)
-        self.states: list[MatchState] = [ms]
-        self.outcomes: list[Outcome] = [Outcome()]
+        # The match's history, kept small for the garbage collector: every entry as its
+        # JSON bytes, the state after every CHECKPOINT-th entry, and the latest state and
+        # outcome. A past entry's state and outcome are folded again from the checkpoint
+        # before it (see _history): only a catch-up needs them. (Keeping every state kept
+        # about a dozen tracked objects per entry alive, and the cycle collector's pauses
+        # grew with them.)
+        self._entries: list[bytes] = [_encode(first)]
         self.times: list[int] = [first.ts]
+        self._checkpoints: dict[int, MatchState] = {1: ms}
+        self._current = ms
+        self._outcome = Outcome()
+        self._cursor: tuple[int, MatchState, Outcome] | None = None
         self.stream_id = entries[0][0]
         self.lock = asyncio.Lock()
         self.subscribers: set[Subscriber] = set()
@@ -121,7 +133,52 @@ class MatchRunner:
 
     @property
     def current(self) -> MatchState:
-        return self.states[-1]
+        return self._current
+
+    @property
+    def states(self) -> Sequence[MatchState]:
+        """The state after each entry (states[seq - 1]), folded again when asked for."""
+        return _Folded(self, 0)
+
+    @property
+    def outcomes(self) -> Sequence[Outcome]:
+        """The outcome of each entry (outcomes[seq - 1]), folded again when asked for."""
+        return _Folded(self, 1)
+
+    def _history(self, first: int) -> Iterator[tuple[int, MatchState, Outcome]]:
+        """(seq, state after it, its outcome) for every entry from `first` on."""
+        last = self._current.seq
+        if first > last:
+            return
+        if first == last:
+            yield last, self._current, self._outcome
+            return
+        cursor = self._cursor  # where the last refold stopped: catch-ups go forward
+        if cursor is not None and first - CHECKPOINT < cursor[0] <= first:
+            seq, ms, outcome = cursor
+            if seq == first:
+                yield cursor
+        elif first == 1:
+            seq, ms, outcome = 1, self._checkpoints[1], Outcome()
+            yield seq, ms, outcome
+        else:
+            seq = max(1, (first - 1) // CHECKPOINT * CHECKPOINT)
+            ms, outcome = self._checkpoints[seq], Outcome()
+        while seq < last:
+            entry = _entry_decoder.decode(self._entries[seq])
+            new, outcome = engine.step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
+            ms = msgspec.structs.replace(new, seq=entry.seq, head=entry.digest)  # as engine.apply
+            seq += 1
+            if seq >= first:
+                self._cursor = (seq, ms, outcome)
+                yield seq, ms, outcome
+
+    def _at(self, seq: int) -> tuple[MatchState, Outcome]:
+        if seq == self._current.seq:
+            return self._current, self._outcome
+        for _seq, ms, outcome in self._history(seq):
+            return ms, outcome
+        raise IndexError(seq)
 
     def start(self) -> None:
         self._running = True
@@ -141,21 +198,32 @@ class MatchRunner:
         for sub in list(self.subscribers):
             sub.queue.close()
 
-    def _fold(self, sid: str, entry: Entry, *, broadcast: bool = True) -> None:
+    def _fold(
+        self, sid: str, entry: Entry, *, broadcast: bool = True, raw: bytes | None = None
+    ) -> None:
         ms, outcome = engine.apply(self.current, entry)
-        self._folded(sid, entry, ms, outcome, broadcast=broadcast)
+        self._folded(sid, entry, ms, outcome, broadcast=broadcast, raw=raw)
 
     def _folded(
-        self, sid: str, entry: Entry, ms: MatchState, outcome: Outcome, *, broadcast: bool = True
+        self,
+        sid: str,
+        entry: Entry,
+        ms: MatchState,
+        outcome: Outcome,
+        *,
+        broadcast: bool = True,
+        raw: bytes | None = None,
     ) -> None:
         was_over = self.current.ended
-        self.states.append(ms)
-        self.outcomes.append(outcome)
+        self._entries.append(raw if raw is not None else _encode(entry))
         self.times.append(entry.ts)
+        self._current, self._outcome = ms, outcome
+        if ms.seq % CHECKPOINT == 0:
+            self._checkpoints[ms.seq] = ms
         self.stream_id = sid
         self._arm_clock()
         if broadcast:
-            self._broadcast(entry.seq)
+            self._broadcast(entry.seq, ms, outcome)
         if ms.ended and not was_over:
             log.info("match_over", match=self.match_id, winner=ms.result.winner if ms.result else None)
             self.hub.spawn(self.store.mark_over(self.match_id))
@@ -170,8 +238,10 @@ class MatchRunner:
 
     def frame(self, seq: int, viewer: Viewer) -> bytes | None:
         """The update frame of entry `seq` for `viewer`, or None if nothing shows."""
-        ms = self.states[seq - 1]
-        outcome = self.outcomes[seq - 1]
+        ms, outcome = self._at(seq)
+        return self._frame(seq, ms, outcome, viewer)
+
+    def _frame(self, seq: int, ms: MatchState, outcome: Outcome, viewer: Viewer) -> bytes | None:
         if self.current.ended and not viewer.full:
             viewer = Viewer(seat=viewer.seat, full=True)
         events = project_events(self.hosted.views, ms, outcome, viewer)
@@ -187,11 +257,11 @@ class MatchRunner:
             }
         )
 
-    def _broadcast(self, seq: int) -> None:
+    def _broadcast(self, seq: int, ms: MatchState, outcome: Outcome) -> None:
         cache: dict[Viewer, bytes | None] = {}
         for sub in list(self.subscribers):
             if sub.viewer not in cache:
-                cache[sub.viewer] = self.frame(seq, sub.viewer)
+                cache[sub.viewer] = self._frame(seq, ms, outcome, sub.viewer)
             data = cache[sub.viewer]
             if data is not None:
                 sub.queue.push(data)
@@ -204,8 +274,8 @@ class MatchRunner:
         async with self.lock:
             welcome = {**welcome, "seq": self.current.seq}
             sub.queue.push(_encode(welcome), bounded=False)
-            for seq in range(max(since, 0) + 1, self.current.seq + 1):
-                data = self.frame(seq, sub.viewer)
+            for seq, ms, outcome in self._history(max(since, 0) + 1):
+                data = self._frame(seq, ms, outcome, sub.viewer)
                 if data is not None:
                     sub.queue.push(data, bounded=False)
             self.subscribers.add(sub)
@@ -271,7 +341,7 @@ class MatchRunner:
                 if result.status == "dup":
                     assert result.seq is not None
                     if result.seq <= self.current.seq:
-                        return Submitted(result.seq, self.outcomes[result.seq - 1], True)
+                        return Submitted(result.seq, self._at(result.seq)[1], True)
             raise Busy(f"match {self.match_id} is too busy; try again")
 
     # -- background --------------------------------------------------------------------------
@@ -302,7 +372,7 @@ class MatchRunner:
             for sid, raw in fresh:
                 entry = self.store.decode(raw)
                 if entry.seq > self.current.seq:
-                    self._fold(sid, entry)
+                    self._fold(sid, entry, raw=raw)
         except engine.IntegrityError as exc:
             log.error("log_integrity", match=self.match_id, error=str(exc))
             self.hub.follower.pause(self, 5.0)
@@ -347,6 +417,40 @@ class MatchRunner:
             await asyncio.sleep(0.2)
         self._ticking = None
         self._arm_clock(again=True)
+
+
+class _Folded(Sequence[Any]):
+    """A runner's states (pick 0) or outcomes (pick 1) by position, as a sequence.
+
+    The latest is at hand; an earlier one is folded again from the checkpoint before
+    it, and going forward from the last one asked for costs one step each."""
+
+    def __init__(self, runner: MatchRunner, pick: int) -> None:
+        self._runner = runner
+        self._pick = pick
+
+    def __len__(self) -> int:
+        return self._runner.current.seq
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._runner._at(index + 1)[self._pick]
+
+    def __iter__(self) -> Iterator[Any]:
+        for _seq, ms, outcome in self._runner._history(1):
+            yield (ms, outcome)[self._pick]
 
 
 def sid_order(sid: str) -> tuple[int, int]:
