@@ -1,0 +1,154 @@
+"""How fast the pure reducer folds long match logs: commands folded per second.
+
+    .venv/bin/python bench/engine.py [--repeat N] [--matches M] [--rounds R] [--seed S]
+
+Logs are generated in-process by bots playing through `domain.engine.propose`
+(`clients.bots.simulate`): for each game, one *long* match per variant (the scheduled
+end pushed to R rounds, so one log holds about 2*R commands) and *many* ordinary matches
+of the default variant (M logs folded one after another, each from its create entry).
+Generation is not timed. Then every set of logs is folded with `engine.fold` (open the
+create entry, then `engine.apply` per entry: chain digest, outcome digest, the rules)
+N times; the median time gives the figures. For comparison the same logs are also
+stepped without the digest checks (`engine.step` alone), which is the game's own share.
+
+commands/s counts `command` entries (the players' commands) folded per second; entries/s
+counts every entry (joins and ticks too).
+
+The last line is `commands/s=<median>` for Five-Card Trick (all its logs together).
+Adding a game is adding an entry to GENERATORS: a function returning named sets of logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from clients.bots import BOTS, simulate
+from domain import engine
+from domain.engine import Entry
+from projections.registry import hosted
+
+Logs = list[list[Entry]]
+Generator = Callable[[argparse.Namespace], dict[str, Logs]]
+
+
+# --- log generators, one per game -------------------------------------------------------
+
+
+def _seed(args: argparse.Namespace, *parts: object) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(":".join(map(str, (args.seed, *parts))).encode()).digest()
+
+
+def five_card_trick_logs(args: argparse.Namespace) -> dict[str, Logs]:
+    game = "five-card-trick"
+    rules = hosted(game).rules
+    sets: dict[str, Logs] = {}
+    # One long match per variant: heuristic against random, the end pushed to R rounds.
+    for v in rules.variants:
+        options = {"rounds": args.rounds, "max_rounds": args.rounds}
+        bots = [
+            BOTS[game]["heuristic"](random.Random(f"{args.seed}:{v.name}:0")),
+            BOTS[game]["random"](random.Random(f"{args.seed}:{v.name}:1")),
+        ]
+        sim = simulate(game, bots, variant=v.name, options=options,
+                       seed=_seed(args, v.name), max_entries=20 * args.rounds + 100)
+        sets[f"long {v.name} ({args.rounds} rounds)"] = [sim.entries]
+    # Many ordinary matches (default variant and options), folded one after another.
+    many: Logs = []
+    for i in range(args.matches):
+        bots = [
+            BOTS[game]["heuristic"](random.Random(f"{args.seed}:m{i}:0")),
+            BOTS[game]["random"](random.Random(f"{args.seed}:m{i}:1")),
+        ]
+        many.append(simulate(game, bots, seed=_seed(args, "m", i)).entries)
+    sets[f"{args.matches} ordinary {rules.default_variant} matches"] = many
+    return sets
+
+
+GENERATORS: dict[str, Generator] = {
+    "five-card-trick": five_card_trick_logs,
+}
+
+
+# --- timing --------------------------------------------------------------------------------
+
+
+def fold_all(rules: Any, logs: Logs) -> None:
+    for entries in logs:
+        engine.fold(rules, entries)
+
+
+def step_all(rules: Any, logs: Logs) -> None:
+    """The same work without digests: the rules alone (open_match still checks entry 1)."""
+    for entries in logs:
+        ms = engine.open_match(rules, entries[0])
+        for e in entries[1:]:
+            ms, _ = engine.step(ms, kind=e.kind, seat=e.seat, body=e.body, ts=e.ts)
+
+
+def median_seconds(fn: Callable[[], None], repeat: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+def count(logs: Logs, kind: str | None = None) -> int:
+    return sum(1 for entries in logs for e in entries if kind is None or e.kind == kind)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--repeat", type=int, default=7, help="timed folds of each set (median)")
+    p.add_argument("--matches", type=int, default=200, help="ordinary matches per game")
+    p.add_argument("--rounds", type=int, default=1000, help="rounds of each long match")
+    p.add_argument("--seed", default="bench")
+    p.add_argument("--game", action="append", default=[], help="only these games")
+    args = p.parse_args(argv)
+    games = args.game or list(GENERATORS)
+    print(f"python {sys.version.split()[0]}; {args.repeat} repetitions, medians")
+    last: dict[str, float] = {}
+    for game in games:
+        rules = hosted(game).rules
+        t0 = time.perf_counter()
+        sets = GENERATORS[game](args)
+        print(f"\n== {game} (logs generated in {time.perf_counter() - t0:.1f} s)")
+        total_cmds = total_fold = 0.0
+        for name, logs in sets.items():
+            fold_all(rules, logs)  # warm up
+            cmds, entries = count(logs, "command"), count(logs)
+            t_fold, runs = median_seconds(lambda: fold_all(rules, logs), args.repeat)  # noqa: B023
+            t_step, _ = median_seconds(lambda: step_all(rules, logs), args.repeat)  # noqa: B023
+            total_cmds += cmds
+            total_fold += t_fold
+            print(
+                f"{name}: {len(logs)} log(s), {entries} entries, {cmds} commands; "
+                f"fold {t_fold * 1000:.1f} ms (min {min(runs) * 1000:.1f}, max {max(runs) * 1000:.1f}) "
+                f"= {cmds / t_fold:,.0f} commands/s, {entries / t_fold:,.0f} entries/s, "
+                f"{t_fold / entries * 1e6:.1f} us/entry; "
+                f"rules alone (no digests) {entries / t_step:,.0f} entries/s "
+                f"(digests {max(0.0, 1 - t_step / t_fold):.0%} of the fold)"
+            )
+        last[game] = total_cmds / total_fold
+        print(f"{game}: {last[game]:,.0f} commands/s over all its logs (sum of medians)")
+    figure = last.get("five-card-trick", next(iter(last.values())))
+    print(f"commands/s={figure:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

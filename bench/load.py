@@ -1,0 +1,667 @@
+"""Load on a real server: K concurrent bot matches over websockets, a real redis-server.
+
+    .venv/bin/python bench/load.py [-k 200] [--rate 1000] [--warmup 5] [--duration 20]
+                                   [--clients 2] [--appendfsync everysec] [--only closed|open]
+
+Everything runs on loopback, as separate processes: a `redis-server` on a free port
+(a temporary directory, AOF with the chosen fsync policy, no RDB snapshots), the server
+(`python -m clients.cli serve --redis-url ... --port ...`, the `daedalus serve` command,
+logging as deployed) and `--clients` bot processes sharing the K matches between them.
+Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s rounds,
+clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
+in the measurement. Each bot seat has its own websocket and speaks the protocol of
+docs/protocol.md (a lean client: `websockets` and msgspec, offering permessage-deflate as
+clients/client.py does); bots are `clients.bots` bots (random by default: cheap for the
+client processes, which share the machine with the server).
+
+Two phases, each against a fresh server process (redis flushed in between):
+
+- closed loop: every bot answers at once on each update (so a match always has its next
+  command in flight). Reported: the commands acked per second over the window.
+- open loop: each match sends its commands on a fixed timetable (seat 0's submission, then
+  seat 1's, `K/rate` s apart, so a round every `2K/rate` s, with a random phase per
+  match), so the K matches together offer `--rate` commands a second whatever the
+  server does. A command is sent
+  at its slot, or when its round is in play if that comes later (counted as `late`).
+  Latency: from the send of the command that completes a round (the second submission,
+  the one whose ack carries the round_resolved entry's seq) to that round's
+  round_resolved update having reached both players. Reported: p50 and p99 in ms.
+
+Each phase: set-up (create matches, claim seats, connect), `--warmup` seconds, then the
+`--duration`-second window that is measured. Server, redis and client CPU are read from
+/proc/<pid>/stat (utime+stime) over the window.
+
+The last line is `commands/s=<closed loop> p50_ms=<open loop> p99_ms=<open loop> rate=<offered>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import multiprocessing as mp
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+GAME = "five-card-trick"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# --- processes ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def machine_ticks() -> list[int]:
+    """The machine's CPU time by kind (/proc/stat: user nice system idle iowait irq softirq steal)."""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+class Redis:
+    def __init__(self, workdir: str, appendfsync: str) -> None:
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        self.port = free_port()
+        self.dir = os.path.join(workdir, "redis")
+        os.mkdir(self.dir)
+        aof = ["--appendonly", "no"] if appendfsync == "off" else [
+            "--appendonly", "yes", "--appendfsync", appendfsync]
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--dir", self.dir, *aof],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_port(self.port, self.proc, "redis-server")
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def flush(self) -> None:
+        import redis
+
+        client = redis.Redis.from_url(self.url)
+        client.flushall()
+        client.close()
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+class Server:
+    def __init__(self, redis_url: str, workdir: str, name: str, log_level: str | None) -> None:
+        self.port = free_port()
+        self.log_path = os.path.join(workdir, f"server-{name}.log")
+        env = dict(os.environ)
+        env.pop("REDIS_URL", None)
+        if log_level:
+            env["DAEDALUS_LOG_LEVEL"] = log_level
+        with open(self.log_path, "wb") as log:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
+                 "--port", str(self.port), "--redis-url", redis_url],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        wait_port(self.port, self.proc, "the server")
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self.proc = None
+
+
+# --- the bot client processes -----------------------------------------------------------------
+
+
+@dataclass
+class PhaseConfig:
+    mode: str  # "closed" | "open"
+    url: str
+    matches: int
+    rate: float  # commands/s offered by all the K matches together (open loop)
+    total_matches: int
+    rounds: int
+    bots: tuple[str, ...]
+    seed: str
+    index: int  # of this client process
+
+
+@dataclass
+class Stats:
+    acked: int = 0  # acks arriving in the window
+    per_second: list[int] = field(default_factory=list)  # acks in each second of the window
+    sent: int = 0  # commands sent in the window
+    late: int = 0  # open loop: sends later than their slot (round not yet in play)
+    rejected: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)  # seconds, completing send in window
+    matches: int = 0
+    ended: int = 0
+    setup_s: float = 0.0
+    cpu_s: float = 0.0  # this process's CPU over the window
+
+
+class Seat:
+    def __init__(self, match: Match, seat: int, token: str, bot: Any) -> None:
+        self.match = match
+        self.seat = seat
+        self.token = token
+        self.bot = bot
+        self.ws: Any = None
+        self.view: dict[str, Any] | None = None
+        self.last_seq = 0
+        self.pending: dict[str, tuple[dict[str, Any], float, str]] = {}
+        self.changed = asyncio.Event()
+        self.ids = itertools.count(1)
+        self.prefix = f"b{match.index}s{seat}"
+
+    async def connect(self, ws_url: str) -> None:
+        from websockets.asyncio.client import connect
+
+        # Client defaults as clients/client.py has them (permessage-deflate offered).
+        self.ws = await connect(ws_url, ping_interval=None, max_size=None, open_timeout=60)
+        await self.ws.send(self.match.worker.encode(
+            {"type": "hello", "match": self.match.id, "token": self.token, "since": 0}))
+        while True:
+            msg = self.match.worker.decode(await self.ws.recv())
+            if msg.get("type") == "welcome":
+                return
+            if msg.get("type") == "error":
+                raise RuntimeError(f"hello refused: {msg}")
+            if msg.get("type") == "update":
+                self.on_update(msg, time.monotonic())
+
+    async def send(self, command: dict[str, Any]) -> None:
+        cid = f"{self.prefix}-{next(self.ids)}"
+        frame = self.match.worker.encode({"type": "command", "id": cid, "command": command})
+        now = time.monotonic()
+        self.pending[cid] = (command, now, frame)
+        self.match.worker.count_send(now)
+        await self.ws.send(frame)
+
+    async def act(self) -> None:
+        """Send what the bot wants to send now (closed loop)."""
+        if self.view is None or self.view.get("ended"):
+            return
+        for command in self.bot.act(self.view):
+            await self.send(command)
+
+    def on_update(self, msg: dict[str, Any], now: float) -> None:
+        seq = msg["seq"]
+        if seq <= self.last_seq:
+            return
+        self.last_seq = seq
+        self.view = msg["view"]
+        for event in msg["events"]:
+            if event.get("type") == "round_resolved":
+                self.match.resolved(seq, self.seat, now)
+        if self.view.get("ended") and not self.match.ended:
+            self.match.ended = True
+            self.match.worker.stats.ended += 1
+
+    async def read(self) -> None:
+        worker = self.match.worker
+        closed_loop = worker.cfg.mode == "closed"
+        async for raw in self.ws:
+            now = time.monotonic()
+            msg = worker.decode(raw)
+            kind = msg.get("type")
+            if kind == "update":
+                self.on_update(msg, now)
+                self.changed.set()
+                if closed_loop:
+                    await self.act()
+            elif kind in ("ack", "rejected"):
+                pending = self.pending.pop(msg["id"], None)
+                if pending is None:
+                    continue
+                command, sent_at, _ = pending
+                accepted = kind == "ack"
+                if accepted:
+                    worker.count_ack(now)
+                    if msg.get("seq"):
+                        self.match.acked(msg["seq"], sent_at)
+                else:
+                    worker.stats.rejected += 1
+                self.bot.feedback(command, accepted, msg.get("warnings") or (), msg.get("code"))
+                self.changed.set()
+                if closed_loop and not accepted:
+                    await self.act()
+            elif kind == "error":
+                code = str(msg.get("code"))
+                worker.stats.errors[code] = worker.stats.errors.get(code, 0) + 1
+                if code in ("rate_limited", "busy"):
+                    # Send what waits for an answer again, under the same ids, a bit later.
+                    await asyncio.sleep(0.05)
+                    for _command, _sent, frame in list(self.pending.values()):
+                        await self.ws.send(frame)
+
+
+class Match:
+    def __init__(self, worker: Worker, index: int) -> None:
+        self.worker = worker
+        self.index = index
+        self.id = ""
+        self.seats: list[Seat] = []
+        self.ended = False
+        self.arrivals: dict[int, dict[int, float]] = {}  # seq -> seat -> round_resolved arrival
+        self.completions: dict[int, float] = {}  # seq -> send time of the command at that seq
+
+    async def setup(self, http: Any, ws_url: str) -> None:
+        from clients.bots import bot_factory
+
+        options = {"rounds": self.worker.cfg.rounds, "max_rounds": self.worker.cfg.rounds,
+                   "clock_scale": 1}
+        r = await http.post("/matches", json={"game": GAME, "variant": "dm12", "options": options})
+        r.raise_for_status()
+        self.id = r.json()["match"]
+        cfg = self.worker.cfg
+        for seat in range(2):
+            r = await http.post(f"/matches/{self.id}/seats", json={"name": f"bot {seat}", "seat": seat})
+            r.raise_for_status()
+            name = cfg.bots[seat % len(cfg.bots)]
+            bot = bot_factory(GAME, name)(random.Random(f"{cfg.seed}:{cfg.index}:{self.index}:{seat}"))
+            self.seats.append(Seat(self, seat, r.json()["token"], bot))
+        for s in self.seats:
+            await s.connect(ws_url)
+
+    def resolved(self, seq: int, seat: int, at: float) -> None:
+        self.arrivals.setdefault(seq, {})[seat] = at
+        self._complete(seq)
+
+    def acked(self, seq: int, sent_at: float) -> None:
+        self.completions[seq] = sent_at
+        self._complete(seq)
+
+    def _complete(self, seq: int) -> None:
+        arrivals = self.arrivals.get(seq)
+        sent_at = self.completions.get(seq)
+        if arrivals is None or sent_at is None or len(arrivals) < len(self.seats):
+            return
+        del self.arrivals[seq]
+        del self.completions[seq]
+        w = self.worker
+        if w.t_measure <= sent_at < w.t_end:
+            w.stats.latencies.append(max(arrivals.values()) - sent_at)
+
+    async def paced(self, base: float, gap: float) -> None:
+        """Open loop: command i at base + i*gap, seats taking turns."""
+        for i in itertools.count():
+            slot = base + i * gap
+            delay = slot - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            seat = self.seats[i % 2]
+            late = False
+            while True:
+                if self.ended or seat.view is None or seat.view.get("ended"):
+                    return
+                commands = seat.bot.act(seat.view)
+                if commands:
+                    break
+                late = True
+                seat.changed.clear()
+                await seat.changed.wait()
+            if late and time.monotonic() > slot + 0.001 and slot >= self.worker.t_measure:
+                self.worker.stats.late += 1
+            for command in commands:
+                await seat.send(command)
+
+
+class Worker:
+    def __init__(self, cfg: PhaseConfig) -> None:
+        import msgspec
+
+        self.cfg = cfg
+        self.stats = Stats(matches=cfg.matches)
+        self._decoder = msgspec.json.Decoder()
+        self._encoder = msgspec.json.Encoder()
+        self.t_measure = float("inf")
+        self.t_end = float("inf")
+
+    def decode(self, raw: str | bytes) -> dict[str, Any]:
+        return self._decoder.decode(raw)  # type: ignore[no-any-return]
+
+    def encode(self, value: Any) -> str:
+        return self._encoder.encode(value).decode()
+
+    def count_send(self, now: float) -> None:
+        if self.t_measure <= now < self.t_end:
+            self.stats.sent += 1
+
+    def count_ack(self, now: float) -> None:
+        if self.t_measure <= now < self.t_end:
+            self.stats.acked += 1
+            second = int(now - self.t_measure)
+            per = self.stats.per_second
+            while len(per) <= second:
+                per.append(0)
+            per[second] += 1
+
+    async def run(self, conn: Any) -> None:
+        import httpx
+
+        cfg = self.cfg
+        ws_url = cfg.url.replace("http://", "ws://") + "/ws"
+        t0 = time.monotonic()
+        matches = [Match(self, i) for i in range(cfg.matches)]
+        limit = asyncio.Semaphore(16)
+
+        async def setup(m: Match) -> None:
+            async with limit:
+                await m.setup(http, ws_url)
+
+        async with httpx.AsyncClient(base_url=cfg.url, timeout=60) as http:
+            await asyncio.gather(*(setup(m) for m in matches))
+        self.stats.setup_s = time.monotonic() - t0
+        loop = asyncio.get_running_loop()
+        conn.send(("ready", self.stats.setup_s))
+        message = await loop.run_in_executor(None, conn.recv)
+        assert message[0] == "go"
+        t_start, self.t_measure, self.t_end = message[1:]
+        readers = [asyncio.ensure_future(s.read()) for m in matches for s in m.seats]
+        drivers: list[asyncio.Future[Any]] = []
+        await asyncio.sleep(max(0.0, t_start - time.monotonic()))
+        if cfg.mode == "closed":
+            await asyncio.gather(*(s.act() for m in matches for s in m.seats))
+        else:
+            gap = cfg.total_matches / cfg.rate  # between the two seats' commands of a match
+            rng = random.Random(f"{cfg.seed}:{cfg.index}:phase")
+            for m in matches:
+                base = t_start + rng.random() * 2 * gap
+                drivers.append(asyncio.ensure_future(m.paced(base, gap)))
+        await asyncio.sleep(max(0.0, self.t_measure - time.monotonic()))
+        cpu0 = _own_cpu()
+        await asyncio.sleep(max(0.0, self.t_end - time.monotonic()))
+        self.stats.cpu_s = _own_cpu() - cpu0
+        for task in drivers:
+            task.cancel()
+        await asyncio.gather(*drivers, return_exceptions=True)
+        for r in readers:
+            r.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                asyncio.gather(*(s.ws.close() for m in matches for s in m.seats),
+                               return_exceptions=True), 10)
+        conn.send(("result", self.stats))
+
+
+def _own_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def worker_main(conn: Any, cfg: PhaseConfig) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run
+    try:
+        asyncio.run(Worker(cfg).run(conn))
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            conn.send(("error", repr(exc)))
+        raise
+
+
+# --- one phase ----------------------------------------------------------------------------------
+
+
+@dataclass
+class PhaseResult:
+    mode: str
+    window: float
+    stats: list[Stats]
+    server_cpu: float
+    redis_cpu: float
+    setup_s: float
+    machine: list[int]  # /proc/stat ticks over the window
+
+    @property
+    def acked(self) -> int:
+        return sum(s.acked for s in self.stats)
+
+    @property
+    def sent(self) -> int:
+        return sum(s.sent for s in self.stats)
+
+    @property
+    def latencies(self) -> list[float]:
+        return sorted(x for s in self.stats for x in s.latencies)
+
+    @property
+    def client_cpu(self) -> float:
+        return sum(s.cpu_s for s in self.stats)
+
+
+def percentile(sorted_values: list[float], p: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(p / 100 * len(sorted_values) + 0.5) - 1))
+    return sorted_values[k]
+
+
+def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -> PhaseResult:
+    redis.flush()
+    server = Server(redis.url, workdir, mode, args.log_level)
+    ctx = mp.get_context("spawn")
+    procs: list[Any] = []
+    pipes: list[Any] = []
+    try:
+        per = [args.matches // args.clients + (1 if i < args.matches % args.clients else 0)
+               for i in range(args.clients)]
+        for i, n in enumerate(per):
+            if n == 0:
+                continue
+            cfg = PhaseConfig(
+                mode=mode, url=server.url, matches=n, rate=args.rate, total_matches=args.matches,
+                rounds=args.rounds, bots=tuple(args.bot), seed=f"{args.seed}:{mode}", index=i,
+            )
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=worker_main, args=(child, cfg), daemon=True)
+            p.start()
+            procs.append(p)
+            pipes.append(parent)
+        setup = 0.0
+        for pipe in pipes:
+            if not pipe.poll(args.setup_timeout):
+                raise RuntimeError("a client process did not finish its set-up in time")
+            message = pipe.recv()
+            if message[0] != "ready":
+                raise RuntimeError(f"client process failed: {message[1]}")
+            setup = max(setup, message[1])
+        t_start = time.monotonic() + 0.5
+        t_measure = t_start + args.warmup
+        t_end = t_measure + args.duration
+        for pipe in pipes:
+            pipe.send(("go", t_start, t_measure, t_end))
+        time.sleep(max(0.0, t_measure - time.monotonic()))
+        s0, r0 = cpu_seconds(server.pid), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
+        m0 = machine_ticks()
+        spy = None
+        if args.py_spy:
+            # Sample the server over the window (py-spy is not a dependency: pip install py-spy).
+            spy = subprocess.Popen(
+                [args.py_spy_bin, "record", "-p", str(server.pid), "-d", str(int(args.duration)),
+                 "-r", "200", "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        time.sleep(max(0.0, t_end - time.monotonic()))
+        s1, r1 = cpu_seconds(server.pid), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
+        machine = [b - a for a, b in zip(m0, machine_ticks(), strict=True)]
+        if spy is not None:
+            spy.wait(60)
+        stats = []
+        for pipe in pipes:
+            if not pipe.poll(60):
+                raise RuntimeError("a client process did not report")
+            message = pipe.recv()
+            if message[0] != "result":
+                raise RuntimeError(f"client process failed: {message[1]}")
+            stats.append(message[1])
+        for p in procs:
+            p.join(10)
+        return PhaseResult(mode, t_end - t_measure, stats, s1 - s0, r1 - r0, setup, machine)
+    except BaseException:
+        with contextlib.suppress(OSError), open(server.log_path, "rb") as f:
+            tail = f.read()[-4000:].decode(errors="replace")
+        print(f"--- the server's log (last lines) ---\n{tail}", file=sys.stderr)
+        raise
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+                p.join(5)
+        server.stop()
+
+
+def report(res: PhaseResult, args: argparse.Namespace) -> None:
+    w = res.window
+    lat = res.latencies
+    errors: dict[str, int] = {}
+    for s in res.stats:
+        for k, v in s.errors.items():
+            errors[k] = errors.get(k, 0) + v
+    print(f"\n== {res.mode} loop: {args.matches} matches, {len(res.stats)} client process(es), "
+          f"set-up {res.setup_s:.1f} s, warm-up {args.warmup:g} s, window {w:g} s")
+    print(f"commands sent {res.sent} ({res.sent / w:,.0f}/s), acked {res.acked} "
+          f"({res.acked / w:,.0f}/s); rejected {sum(s.rejected for s in res.stats)}, "
+          f"errors {errors or 0}, matches ended {sum(s.ended for s in res.stats)}")
+    per: list[int] = []
+    for s in res.stats:
+        for i, n in enumerate(s.per_second):
+            per.extend([0] * (i + 1 - len(per)))
+            per[i] += n
+    if per:
+        print("acked per second, by 5-second slice of the window: "
+              + " ".join(f"{sum(per[i:i + 5]) / len(per[i:i + 5]):.0f}" for i in range(0, len(per), 5)))
+    if res.mode == "open":
+        print(f"offered {args.rate:g} commands/s; sends later than their slot: "
+              f"{sum(s.late for s in res.stats)}")
+    if lat:
+        ms = [x * 1000 for x in lat]
+        print(f"round latency (completing send -> round_resolved at both players), {len(ms)} rounds: "
+              f"p50 {percentile(ms, 50):.1f} ms, p90 {percentile(ms, 90):.1f} ms, "
+              f"p99 {percentile(ms, 99):.1f} ms, max {ms[-1]:.1f} ms, mean {statistics.fmean(ms):.1f} ms")
+    print(f"CPU over the window (share of one core): server {res.server_cpu / w:.0%}, "
+          f"redis {res.redis_cpu / w:.0%}, bot clients {res.client_cpu / w:.0%}; "
+          f"server CPU per acked command {res.server_cpu / max(1, res.acked) * 1e6:.0f} us")
+    total = sum(res.machine) or 1
+    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    shares = ", ".join(f"{n} {t / total:.0%}" for n, t in zip(names, res.machine, strict=True) if t)
+    busy = (total - res.machine[3] - res.machine[4]) / CLK_TCK  # CPU-seconds in use
+    ours = res.server_cpu + res.redis_cpu + res.client_cpu
+    print(f"machine ({os.cpu_count()} CPUs) over the window: {shares}; "
+          f"other processes than this bench's: {max(0.0, busy - ours) / w:.0%} of one core")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-k", "--matches", type=int, default=200, help="concurrent matches (K)")
+    p.add_argument("--rate", type=float, default=1000.0, help="open loop: commands/s offered in all")
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds before each window")
+    p.add_argument("--duration", type=float, default=20.0, help="seconds measured per phase")
+    p.add_argument("--clients", type=int, default=2, help="bot client processes")
+    p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
+    p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
+    p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",
+                   help="redis AOF fsync policy (off: no AOF)")
+    p.add_argument("--log-level", default=None,
+                   help="DAEDALUS_LOG_LEVEL of the server (default: as deployed, info)")
+    p.add_argument("--only", choices=["closed", "open"], default=None)
+    p.add_argument("--seed", default="load")
+    p.add_argument("--py-spy", default=None, metavar="PREFIX",
+                   help="profile the server over each window with py-spy (raw stacks, idle "
+                   "included) into PREFIX.<phase>.txt")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the temporary directory (server logs, redis files)")
+    p.add_argument("--setup-timeout", type=float, default=180.0)
+    args = p.parse_args(argv)
+    args.bot = args.bot or ["random", "random"]
+    if args.py_spy:
+        args.py_spy_bin = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if args.matches < 1 or args.clients < 1 or args.rate <= 0 or args.duration <= 0:
+        p.error("--matches, --clients, --rate and --duration must be positive")
+    if args.duration + args.warmup > 600:
+        p.error("a phase is at most 600 s")
+
+    workdir = tempfile.mkdtemp(prefix="daedalus-load-")
+    redis: Redis | None = None
+    results: dict[str, PhaseResult] = {}
+    try:
+        redis = Redis(workdir, args.appendfsync)
+        print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
+              f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}")
+        for mode in ("closed", "open"):
+            if args.only in (None, mode):
+                results[mode] = run_phase(args, mode, redis, workdir)
+                report(results[mode], args)
+    finally:
+        if redis is not None:
+            redis.stop()
+        if args.keep:
+            print(f"kept {workdir} (the server's and redis's files)")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    closed = results.get("closed")
+    opened = results.get("open")
+    cps = closed.acked / closed.window if closed else float("nan")
+    lat = [x * 1000 for x in opened.latencies] if opened else []
+    print(f"commands/s={cps:.0f} p50_ms={percentile(lat, 50):.1f} "
+          f"p99_ms={percentile(lat, 99):.1f} rate={args.rate:g}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
