@@ -41,6 +41,7 @@ class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
     match: str
     token: str | None = None
     since: int = 0
+    full: bool = False
 
 
 class Command(msgspec.Struct, tag="command", forbid_unknown_fields=True):
@@ -53,6 +54,22 @@ class Ping(msgspec.Struct, tag="ping"):
 
 
 _client_decoder = msgspec.json.Decoder(Hello | Command | Ping)
+
+
+class _Id(msgspec.Struct):
+    id: Any = None
+
+
+_id_decoder = msgspec.json.Decoder(_Id)
+
+
+def command_id(data: str | bytes) -> str | None:
+    """The `id` of a frame that may be a command, without validating the rest."""
+    try:
+        cid = _id_decoder.decode(data).id
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return cid if isinstance(cid, str) else None
 
 
 def error_frame(code: str, message: str, cid: str | None = None) -> bytes:
@@ -186,7 +203,7 @@ async def match_status(request: Request) -> JSONResponse:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
         return runner
-    return JSONResponse({**runner.view(SPECTATOR), "seq": runner.current.seq})
+    return JSONResponse({**runner.view(SPECTATOR), "seq": runner.streams.length(SPECTATOR)})
 
 
 async def match_log(request: Request) -> Response:
@@ -296,7 +313,9 @@ class Connection:
                 ))
                 continue
             if not self.bucket.take():
-                self.reply(error_frame("rate_limited", "too many messages; this one was dropped"))
+                self.reply(error_frame(
+                    "rate_limited", "too many messages; this one was dropped", command_id(data)
+                ))
                 continue
             try:
                 msg = _client_decoder.decode(data)
@@ -331,22 +350,23 @@ class Connection:
             if seat is None:
                 self.reply(error_frame("bad_token", "that token holds no seat in this match"))
                 return
-        if msg.since < 0 or msg.since > runner.current.seq:
-            self.reply(error_frame(
-                "bad_since", f"since must be between 0 and {runner.current.seq}"
-            ))
+        if msg.full and not runner.current.ended:
+            self.reply(error_frame("match_not_over", "the full view opens when the match is over"))
             return
-        self.runner, self.seat = runner, seat
-        self.sub = Subscriber(Viewer(seat=seat), self.queue)
+        sub = Subscriber(Viewer(seat=seat, full=msg.full), self.queue)
         welcome = {
             "type": "welcome",
             "match": runner.match_id,
             "game": runner.current.game,
             "variant": runner.current.variant,
-            "role": "player" if seat is not None else "spectator",
+            "role": "auditor" if msg.full else "player" if seat is not None else "spectator",
             "seat": seat,
         }
-        await runner.subscribe(self.sub, msg.since, welcome)
+        refused = await runner.subscribe(sub, msg.since, welcome)
+        if refused is not None:
+            self.reply(error_frame("bad_since", refused))
+            return
+        self.runner, self.seat, self.sub = runner, seat, sub
         log.info("viewer_joined", match=runner.match_id, seat=seat, since=msg.since)
 
     async def command(self, msg: Command) -> None:
@@ -362,12 +382,12 @@ class Connection:
             self.reply(error_frame("bad_id", "a command id is 1 to 64 printable characters", cid))
             return
         if runner.current.ended:
-            self.reply(_rejected(cid, None, "match_over", "the match is over"))
+            self.reply(_rejected(cid, "match_over", "the match is over"))
             return
         try:
             command = engine.decode_command(runner.hosted.rules, msg.command)
         except msgspec.ValidationError as exc:
-            self.reply(_rejected(cid, None, "bad_command", str(exc)))
+            self.reply(_rejected(cid, "bad_command", str(exc)))
             return
         try:
             done = await runner.submit(
@@ -380,10 +400,11 @@ class Connection:
         assert done is not None
         rej = done.outcome.rejection
         if rej is not None:
-            self.reply(_rejected(cid, done.seq or None, rej.code, rej.reason))
+            self.reply(_rejected(cid, rej.code, rej.reason))
         else:
+            assert self.sub is not None
             self.reply(_encode({
-                "type": "ack", "id": cid, "seq": done.seq,
+                "type": "ack", "id": cid, "seq": runner.streams.number_of(self.sub.viewer, done.seq),
                 "warnings": list(done.outcome.warnings), "duplicate": done.duplicate,
             }))
         # Debug level: a JSON log line per command cost more than a tenth of the server's
@@ -394,8 +415,8 @@ class Connection:
         )
 
 
-def _rejected(cid: str, seq: int | None, code: str, reason: str) -> bytes:
-    return _encode({"type": "rejected", "id": cid, "seq": seq, "code": code, "reason": reason})
+def _rejected(cid: str, code: str, reason: str) -> bytes:
+    return _encode({"type": "rejected", "id": cid, "code": code, "reason": reason})
 
 
 async def websocket_endpoint(ws: WebSocket) -> None:

@@ -23,12 +23,13 @@ import msgspec
 
 from domain import engine
 from domain.engine import Entry, MatchState, Outcome
-from projections.common import match_view, project_events
+from projections.common import match_view
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
 from server.store import EventStore
+from server.streams import Streams
 
 log = logs.get("daedalus.hub")
 _encode = msgspec.json.Encoder().encode
@@ -110,6 +111,7 @@ class MatchRunner:
         # grew with them.)
         self._entries: list[bytes] = [_encode(first)]
         self.times: list[int] = [first.ts]
+        self.streams = Streams(self.hosted.views, self._history, self.times, lambda: self._current)
         self._checkpoints: dict[int, MatchState] = {1: ms}
         self._current = ms
         self._outcome = Outcome()
@@ -236,32 +238,11 @@ class MatchRunner:
 
     # -- what viewers receive ----------------------------------------------------------------
 
-    def frame(self, seq: int, viewer: Viewer) -> bytes | None:
-        """The update frame of entry `seq` for `viewer`, or None if nothing shows."""
-        ms, outcome = self._at(seq)
-        return self._frame(seq, ms, outcome, viewer)
-
-    def _frame(self, seq: int, ms: MatchState, outcome: Outcome, viewer: Viewer) -> bytes | None:
-        if self.current.ended and not viewer.full:
-            viewer = Viewer(seat=viewer.seat, full=True)
-        events = project_events(self.hosted.views, ms, outcome, viewer)
-        if not events:
-            return None
-        return _encode(
-            {
-                "type": "update",
-                "seq": seq,
-                "ts": self.times[seq - 1],
-                "events": events,
-                "view": match_view(self.hosted.views, ms, viewer),
-            }
-        )
-
     def _broadcast(self, seq: int, ms: MatchState, outcome: Outcome) -> None:
         cache: dict[Viewer, bytes | None] = {}
         for sub in list(self.subscribers):
             if sub.viewer not in cache:
-                cache[sub.viewer] = self._frame(seq, ms, outcome, sub.viewer)
+                cache[sub.viewer] = self.streams.live(sub.viewer, seq, ms, outcome)
             data = cache[sub.viewer]
             if data is not None:
                 sub.queue.push(data)
@@ -269,16 +250,18 @@ class MatchRunner:
     def view(self, viewer: Viewer) -> dict[str, Any]:
         return match_view(self.hosted.views, self.current, viewer)
 
-    async def subscribe(self, sub: Subscriber, since: int, welcome: dict[str, Any]) -> None:
-        """Send the welcome and every update after `since`, then the live ones."""
+    async def subscribe(self, sub: Subscriber, since: int, welcome: dict[str, Any]) -> str | None:
+        """Send the welcome and every update of the viewer's stream after `since`, then
+        the live ones; or say why not (a `since` beyond the stream)."""
         async with self.lock:
-            welcome = {**welcome, "seq": self.current.seq}
-            sub.queue.push(_encode(welcome), bounded=False)
-            for seq, ms, outcome in self._history(max(since, 0) + 1):
-                data = self._frame(seq, ms, outcome, sub.viewer)
-                if data is not None:
-                    sub.queue.push(data, bounded=False)
+            length = self.streams.length(sub.viewer)
+            if not 0 <= since <= length:
+                return f"since must be between 0 and {length}, the updates in your stream"
+            sub.queue.push(_encode({**welcome, "seq": length}), bounded=False)
+            for frame in self.streams.backlog(sub.viewer, since):
+                sub.queue.push(frame, bounded=False)
             self.subscribers.add(sub)
+        return None
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.subscribers.discard(sub)

@@ -11,8 +11,9 @@ from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, 
 from domain.games import keys_to_success as kts
 from domain.games.keys_to_success import RoundResolved, State
 from projections import keys_to_success as views
-from projections.common import match_view, project_events
+from projections.common import project_events
 from projections.contract import Viewer
+from tests.playthrough import received
 
 SEED = bytes(range(32))
 _encode = msgspec.json.Encoder().encode
@@ -101,28 +102,12 @@ class KtsMatch:
     def entered(self, resolved: RoundResolved) -> dict[int, str | None]:
         return {p.seat: p.entered for p in resolved.plays}
 
-    def frames(self, viewer: Viewer, *, seq: bool = True) -> list[bytes]:
-        """Every live update frame `viewer` receives, as MatchRunner.frame builds it."""
-        out = []
-        for i in range(1, len(self.entries)):
-            data = frame(self.states[i], self.outcomes[i], self.entries[i], viewer, seq=seq)
-            if data is not None:
-                out.append(data)
-        return out
+    def frames(self, viewer: Viewer) -> list[bytes]:
+        """Every live update frame `viewer` receives, as the server builds and numbers it."""
+        return [f for f in received(self.entries, {"v": viewer}).live["v"] if f is not None]
 
 
-def frame(ms: MatchState, outcome: Outcome, entry: Entry, viewer: Viewer, *, seq: bool = True) -> bytes | None:
-    """server.hub.MatchRunner.frame for a live update (the state right after the entry).
-
-    With seq=False the frame's `seq` is left out (a global log position: see the rules
-    page, "Known limits")."""
-    if ms.ended and not viewer.full:
-        viewer = Viewer(seat=viewer.seat, full=True)
-    events = project_events(views, ms, outcome, viewer)
-    if not events:
-        return None
-    body: dict[str, Any] = {"type": "update"}
-    if seq:
-        body["seq"] = entry.seq
-    body.update({"ts": entry.ts, "events": events, "view": match_view(views, ms, viewer)})
-    return _encode(body)
+def frame(ms: MatchState, outcome: Outcome, viewer: Viewer) -> list[dict[str, Any]] | None:
+    """The events an entry (its outcome, the state right after it) shows `viewer`, or
+    None when it shows nothing, so that no update is sent at all."""
+    return project_events(views, ms, outcome, viewer) or None

@@ -3,8 +3,9 @@
 Used by the golden playthroughs (tests/test_golden.py, tests/golden/) and the property
 tests (tests/test_properties.py). What a viewer receives is built by the server's own
 code: a `server.hub.MatchRunner` folds the log entry by entry (as it does when it tails
-the stream) and `MatchRunner.frame` gives the update frame of each entry for each viewer,
-right after that entry (live) or once the match is over (a catch-up after the end).
+the stream) and its `streams` (server/streams.py) give each viewer's update frame of each
+entry right after it (live), and each viewer's whole stream caught up from its start
+once the match is over.
 """
 
 from __future__ import annotations
@@ -69,10 +70,10 @@ def feed(runner: MatchRunner, entry: Entry) -> None:
 
 @dataclass
 class Received:
-    """Every frame of a match's log, per viewer label: one item per entry (None: nothing)."""
+    """What each viewer (by label) receives of a match's log."""
 
-    live: dict[str, list[bytes | None]]  # sent right after each entry was folded
-    after: dict[str, list[bytes | None]]  # sent on a catch-up once the match is over
+    live: dict[str, list[bytes | None]]  # one item per entry: the frame sent right after it
+    after: dict[str, list[bytes]]  # the whole stream, caught up from 0 once it is over
     states: list[MatchState]  # the state after each entry
 
     def live_at(self, label: str, seq: int) -> bytes | None:
@@ -88,11 +89,10 @@ def received(
     for entry in entries[1:]:
         feed(runner, entry)
         for label, viewer in viewers.items():
-            live[label].append(runner.frame(entry.seq, viewer))
-    after = {
-        label: [runner.frame(seq, viewer) for seq in range(1, len(entries) + 1)]
-        for label, viewer in viewers.items()
-    }
+            live[label].append(
+                runner.streams.live(viewer, entry.seq, runner.current, runner.outcomes[-1])
+            )
+    after = {label: runner.streams.backlog(viewer, 0) for label, viewer in viewers.items()}
     return Received(live=live, after=after, states=list(runner.states))
 
 

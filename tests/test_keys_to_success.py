@@ -656,8 +656,8 @@ def test_chat_reaches_only_the_senders_level() -> None:
         assert bool(events) == sees, viewer
         chat = match_view(views, m.ms, viewer)["game_state"]["chat"]
         assert [c["text"] for c in chat] == (["meet me at K"] if sees else [])
-    assert frame(m.ms, out, m.entries[-1], Viewer(seat=2)) is None  # no update at all
-    assert frame(m.ms, out, m.entries[-1], Viewer(seat=1)) is not None
+    assert frame(m.ms, out, Viewer(seat=2)) is None  # no update at all
+    assert frame(m.ms, out, Viewer(seat=1)) is not None
 
 
 def test_chat_goes_to_the_level_at_that_moment_and_resets_each_round() -> None:

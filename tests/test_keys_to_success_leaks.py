@@ -32,7 +32,7 @@ from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, 
 from domain.games import keys_to_success as kts
 from domain.games.keys_to_success import RoundResolved, State
 from projections.contract import SPECTATOR, Viewer
-from tests.kts_helpers import frame
+from tests.playthrough import received
 
 LAYOUTS = (
     "default",
@@ -77,12 +77,9 @@ class World:
         return out
 
     def frames(self, viewer: Viewer, upto: int) -> list[bytes]:
-        out = []
-        for i in range(1, upto):
-            data = frame(self.states[i], self.outcomes[i], self.entries[i], viewer, seq=False)
-            if data is not None:
-                out.append(data)
-        return out
+        """The update frames `viewer` receives of entries 1 .. upto-1, exactly as the
+        server numbers and builds them (its own stream: `seq` included)."""
+        return [f for f in received(self.entries[:upto], {"v": viewer}).live["v"] if f is not None]
 
 
 def visible(gs: State, p: int) -> Any:

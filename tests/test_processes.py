@@ -82,7 +82,7 @@ async def _log(base: str, match: str) -> list[engine.Entry]:
     return [msgspec.json.decode(line, type=engine.Entry) for line in r.text.splitlines()]
 
 
-async def _play_to_the_end(players: dict[int, Raw], acked: list[int]) -> dict[str, object]:
+async def _play_to_the_end(players: dict[int, Raw], acked: list[str]) -> dict[str, object]:
     """Each player adds 1 on its turn until the match ends; returns the last view."""
     n = 0
     pending: dict[int, asyncio.Task[dict[str, object]]] = {}
@@ -95,7 +95,7 @@ async def _play_to_the_end(players: dict[int, Raw], acked: list[int]) -> dict[st
                 continue
             msg = task.result()
             if msg["type"] == "ack":
-                acked.append(int(msg["seq"]))  # type: ignore[call-overload]
+                acked.append(str(msg["id"]))
             if msg["type"] == "update":
                 view = msg["view"]
                 if view["ended"]:  # type: ignore[index]
@@ -116,12 +116,12 @@ async def test_two_processes_serve_the_two_players_of_one_match(two: tuple[Proc,
     a, b = await Raw.open(p1.ws), await Raw.open(p2.ws)
     assert (await a.hello(match, t0))["type"] == "welcome"
     assert (await b.hello(match, t1))["type"] == "welcome"
-    acked: list[int] = []
+    acked: list[str] = []
     view = await _play_to_the_end({0: a, 1: b}, acked)
     assert view["result"]["winner"] in (0, 1)  # type: ignore[index]
     entries = await _log(p2.url, match)
     assert engine.verify({"toy": toygame}, entries).ok
-    assert set(acked) <= {e.seq for e in entries if e.kind == "command"}
+    assert set(acked) <= {e.cid for e in entries if e.kind == "command"}
     await a.close()
     await b.close()
 
@@ -156,28 +156,34 @@ async def test_a_killed_server_restarts_and_the_match_goes_on(two: tuple[Proc, P
     match, (t0, t1) = await new_match(p1.url, "toy", {"turn_ms": 60000})
     a = await Raw.open(p1.ws)
     await a.hello(match, t0)
-    acked = []
+    acked: list[str] = []
     for i in range(2):
         reply = await a.command(f"x{i}", {"type": "add", "n": 1})
-        if reply["type"] == "ack":
-            acked.append(reply["seq"])
+        assert reply["type"] == "ack"
+        acked.append(f"x{i}")
         b = await Raw.open(p1.ws)
         await b.hello(match, t1, since=0)
         reply = await b.command(f"y{i}", {"type": "add", "n": 1})
-        acked.append(reply["seq"])
+        assert reply["type"] == "ack"
+        acked.append(f"y{i}")
         await b.close()
+    seen = max(x["seq"] for x in a.seen if x["type"] == "update")
     p1.kill()  # SIGKILL mid-match: no shutdown, no flush
     p1.start()  # a new process on the same port and Redis
     a = await Raw.open(p1.ws)
-    last = 0
-    welcome = await a.hello(match, t0, since=last)
-    assert welcome["seq"] == max(acked), "every accepted command is still there"
+    welcome = await a.hello(match, t0, since=0)
+    assert welcome["seq"] == seen + 1, "every accepted command is still there (and b's last)"
+    caught_up = [await a.recv() for _ in range(welcome["seq"])]
+    assert [x["seq"] for x in caught_up] == list(range(1, seen + 2))
+    assert caught_up[-1]["view"]["game_state"]["totals"] == [2, 2]
+    assert (await a.command("x2", {"type": "add", "n": 1}))["type"] == "ack"
+    acked.append("x2")
     b = await Raw.open(p2.ws)
     await b.hello(match, t1)
     view = await _play_to_the_end({0: a, 1: b}, acked)
     assert view["ended"]
     entries = await _log(p1.url, match)
     assert engine.verify({"toy": toygame}, entries).ok
-    assert set(acked) <= {e.seq for e in entries}
+    assert set(acked) <= {e.cid for e in entries}
     await a.close()
     await b.close()

@@ -1,0 +1,111 @@
+"""Each viewer's own numbered stream of update frames.
+
+A viewer (a seat, a spectator, the after-the-match full view) receives one update frame
+for each log entry that shows it something, numbered 1, 2, 3, ... in its own stream.
+Numbering by log position instead would tell a player, by the gaps, how much happened
+that it may not see (other levels' chat, an opponent's rejected commands), so the log
+position never leaves the server.
+
+Whether an entry shows a viewer something, and what, is decided by the state right after
+that entry: a stream never changes once written, every process derives the same one from
+the log, and a viewer may resume from the last number it saw on any process. The `view`
+in a frame is the viewer's whole view when the frame is sent: live, the state right after
+the entry; when catching up after a (re)connect, the state now, so that rules that delete
+history (Memory Maze's earlier sequences) delete it on reconnect too.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import msgspec
+
+from domain.engine import MatchState, Outcome
+from projections.common import match_view, project_events
+from projections.contract import GameViews, Viewer
+
+_encode = msgspec.json.Encoder().encode
+
+History = Callable[[int], Iterator[tuple[int, MatchState, Outcome]]]
+"""history(first): (seq, state after the entry, its outcome) for each entry from `first`."""
+
+
+class Streams:
+    def __init__(
+        self,
+        views: GameViews,
+        history: History,
+        times: Sequence[int],
+        current: Callable[[], MatchState],
+    ) -> None:
+        self._views = views
+        self._history = history
+        self._times = times
+        self._current = current
+        self._index: dict[Viewer, list[int]] = {}  # viewer -> log seq of each of its frames
+        self._upto: dict[Viewer, int] = {}  # viewer -> the last log seq looked at
+
+    def _extend(self, viewer: Viewer, upto: int | None = None) -> list[int]:
+        """`viewer`'s index, brought up to log entry `upto` (default: the last)."""
+        index = self._index.setdefault(viewer, [])
+        last = self._current().seq if upto is None else upto
+        first = self._upto.get(viewer, 0) + 1
+        if first <= last:
+            for seq, ms, outcome in self._history(first):
+                if seq > last:
+                    break
+                if project_events(self._views, ms, outcome, viewer):
+                    index.append(seq)
+            self._upto[viewer] = last
+        return index
+
+    def length(self, viewer: Viewer) -> int:
+        """How many frames `viewer`'s stream has now."""
+        return len(self._extend(viewer))
+
+    def number_of(self, viewer: Viewer, seq: int) -> int | None:
+        """The number of log entry `seq`'s frame in `viewer`'s stream (None: it has none)."""
+        index = self._extend(viewer)
+        at = bisect.bisect_left(index, seq)
+        return at + 1 if at < len(index) and index[at] == seq else None
+
+    def _frame(
+        self, number: int, seq: int, events: list[dict[str, Any]], view: dict[str, Any]
+    ) -> bytes:
+        return _encode(
+            {"type": "update", "seq": number, "ts": self._times[seq - 1], "events": events, "view": view}
+        )
+
+    def live(self, viewer: Viewer, seq: int, ms: MatchState, outcome: Outcome) -> bytes | None:
+        """The frame of the entry just folded (`seq`, the state after it, its outcome)
+        for `viewer`, or None if it shows `viewer` nothing."""
+        index = self._extend(viewer, seq - 1)
+        events = project_events(self._views, ms, outcome, viewer)
+        if self._upto.get(viewer, 0) < seq:
+            self._upto[viewer] = seq
+            if events:
+                index.append(seq)
+        if not events:
+            return None
+        number = bisect.bisect_left(index, seq) + 1
+        return self._frame(number, seq, events, match_view(self._views, ms, viewer))
+
+    def backlog(self, viewer: Viewer, since: int) -> list[bytes]:
+        """Frames since+1 .. now for a viewer catching up, each with its view as of now."""
+        index = self._extend(viewer)
+        if since >= len(index):
+            return []
+        view = match_view(self._views, self._current(), viewer)
+        wanted = index[since:]
+        frames: list[bytes] = []
+        number = since
+        for seq, ms, outcome in self._history(wanted[0]):
+            if seq > wanted[-1]:
+                break
+            events = project_events(self._views, ms, outcome, viewer)
+            if events:
+                number += 1
+                frames.append(self._frame(number, seq, events, view))
+        return frames
