@@ -13,7 +13,6 @@ The module object itself is the Game (domain.contract.Game). Everything here is 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
@@ -28,6 +27,7 @@ from domain.contract import (
     Result,
     VariantInfo,
 )
+from domain.options import check_names, clock_ms, clock_scale, int_option
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -199,40 +199,17 @@ def options_schema(variant: str) -> dict[str, Any]:
     return schema
 
 
-def _int_option(options: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    value = options.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise OptionsError(f"option {key!r} must be an integer")
-    if not lo <= value <= hi:
-        raise OptionsError(f"option {key!r} must be between {lo} and {hi}")
-    return value
-
-
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    if variant not in VARIANT_NAMES:
-        raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANT_NAMES)})")
-    if not isinstance(options, Mapping):
-        raise OptionsError("options must be an object")
+    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
     d = _defaults(variant)
-    known = set(Options.__struct_fields__)
-    for key in options:
-        if key not in known:
-            raise OptionsError(f"unknown option {key!r} (known: {', '.join(sorted(known - {'variant'}))})")
-    if options.get("variant", variant) != variant:
-        raise OptionsError(f"option 'variant' is {options.get('variant')!r}, not {variant!r}")
 
-    round_seconds = _int_option(options, "round_seconds", d.round_seconds, 1, 86_400)
-    scale = options.get("clock_scale", d.clock_scale)
-    if not isinstance(scale, int | float) or isinstance(scale, bool):
-        raise OptionsError("option 'clock_scale' must be a number")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0:
-        raise OptionsError("option 'clock_scale' must be a finite number above 0")
-    dmo = _int_option(options, "dmo", d.dmo, 0, SEATS - 1)
-    rounds = _int_option(options, "rounds", d.rounds, 1, 1000)
-    extension = _int_option(options, "extension", d.extension, 1, 1000)
-    max_rounds = _int_option(options, "max_rounds", d.max_rounds, 1, 1000)
+    round_seconds = int_option(options, "round_seconds", d.round_seconds, 1, 86_400)
+    scale = clock_scale(options, d.clock_scale)
+    dmo = int_option(options, "dmo", d.dmo, 0, SEATS - 1)
+    rounds = int_option(options, "rounds", d.rounds, 1, 1000)
+    extension = int_option(options, "extension", d.extension, 1, 1000)
+    max_rounds = int_option(options, "max_rounds", d.max_rounds, 1, 1000)
     if max_rounds < rounds:
         raise OptionsError(f"option 'max_rounds' ({max_rounds}) is below 'rounds' ({rounds})")
 
@@ -254,7 +231,7 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
     if variant != "final" and any(items):
         raise OptionsError("option 'items': only the final variant has items")
 
-    max_replays = _int_option(options, "max_replays", d.max_replays, 0, 1000)
+    max_replays = int_option(options, "max_replays", d.max_replays, 0, 1000)
     if variant != "gauntlet" and max_replays != d.max_replays:
         raise OptionsError("option 'max_replays': only the gauntlet variant replays rounds")
 
@@ -273,7 +250,7 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
 
 def round_ms(options: Options) -> int:
     """A round's clock in milliseconds (at least 1)."""
-    return max(1, int(options.round_seconds * 1000 * options.clock_scale + 0.5))
+    return clock_ms(options.round_seconds, options.clock_scale)
 
 
 def seat_count(options: Any) -> int:

@@ -24,7 +24,6 @@ The module object itself is the Game (domain.contract.Game). Everything here is 
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -41,6 +40,7 @@ from domain.games.keys_to_success.layout import (
     layout_text,
     parse_layout,
 )
+from domain.options import check_names, clock_ms, clock_scale, int_option
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -166,45 +166,19 @@ def options_schema(variant: str) -> dict[str, Any]:
     return schema
 
 
-def _int_option(options: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    value = options.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise OptionsError(f"option {key!r} must be an integer")
-    if not lo <= value <= hi:
-        raise OptionsError(f"option {key!r} must be between {lo} and {hi}")
-    return value
-
-
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    if variant not in VARIANT_NAMES:
-        raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANT_NAMES)})")
-    if not isinstance(options, Mapping):
-        raise OptionsError("options must be an object")
-    known = set(Options.__struct_fields__)
-    unknown = sorted(str(k) for k in options if k not in known)
-    if unknown:
-        raise OptionsError(
-            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
-            f"(known: {', '.join(sorted(known - {'variant'}))})"
-        )
-    if options.get("variant", variant) != variant:
-        raise OptionsError(f"option 'variant' is {options.get('variant')!r}, not {variant!r}")
+    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
     d = Options(variant=variant)
-    seats = _int_option(options, "seats", d.seats, 3, MAX_SEATS)
-    round_seconds = _int_option(options, "round_seconds", d.round_seconds, 1, 7 * 86_400)
-    vote_seconds = _int_option(options, "vote_seconds", d.vote_seconds, 1, 30 * 86_400)
-    scale = options.get("clock_scale", d.clock_scale)
-    if not isinstance(scale, int | float) or isinstance(scale, bool):
-        raise OptionsError("option 'clock_scale' must be a number")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0:
-        raise OptionsError("option 'clock_scale' must be a finite number above 0")
+    seats = int_option(options, "seats", d.seats, 3, MAX_SEATS)
+    round_seconds = int_option(options, "round_seconds", d.round_seconds, 1, 7 * 86_400)
+    vote_seconds = int_option(options, "vote_seconds", d.vote_seconds, 1, 30 * 86_400)
+    scale = clock_scale(options, d.clock_scale)
     early = options.get("early_close", d.early_close)
     if not isinstance(early, bool):
         raise OptionsError("option 'early_close' must be true or false")
-    chat_chars = _int_option(options, "chat_max_chars", d.chat_max_chars, 1, 4000)
-    chat_count = _int_option(options, "chat_per_round", d.chat_per_round, 0, 1000)
+    chat_chars = int_option(options, "chat_max_chars", d.chat_max_chars, 1, 4000)
+    chat_count = int_option(options, "chat_per_round", d.chat_per_round, 0, 1000)
     raw_layout = options.get("layout", "default")
     try:
         text = layout_text(raw_layout)
@@ -224,7 +198,7 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
 
 
 def _scaled(seconds: int, options: Options) -> int:
-    return max(1, int(seconds * 1000 * options.clock_scale + 0.5))
+    return clock_ms(seconds, options.clock_scale)
 
 
 def round_ms(options: Options) -> int:

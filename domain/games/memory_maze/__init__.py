@@ -18,7 +18,6 @@ end. The module object itself is the Game (domain.contract.Game). Everything is 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -38,6 +37,7 @@ from domain.games.memory_maze.maze import (
     trace,
 )
 from domain.games.memory_maze.moves import MoveError, parse_moves
+from domain.options import check_names, clock_ms, clock_scale, int_option
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -185,30 +185,13 @@ def options_schema(variant: str) -> dict[str, Any]:
 
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    if variant not in VARIANT_NAMES:
-        raise OptionsError(f"unknown variant {variant!r} (known: {', '.join(VARIANT_NAMES)})")
-    if not isinstance(options, Mapping):
-        raise OptionsError("options must be an object")
-    known = set(Options.__struct_fields__)
-    for key in options:
-        if key not in known:
-            raise OptionsError(
-                f"unknown option {key!r} (known: {', '.join(sorted(known - {'variant'}))})"
-            )
-    if options.get("variant", variant) != variant:
-        raise OptionsError(f"option 'variant' is {options.get('variant')!r}, not {variant!r}")
+    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
     d = _defaults(variant)
-    values: dict[str, Any] = {}
-
-    scale = options.get("clock_scale", d.clock_scale)
-    if scale is None:
-        scale = d.clock_scale
-    if not isinstance(scale, int | float) or isinstance(scale, bool):
-        raise OptionsError("option 'clock_scale' must be a number")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale <= 0:
-        raise OptionsError("option 'clock_scale' must be a finite number above 0")
-    values["clock_scale"] = scale
+    values: dict[str, Any] = {  # here an option given as null takes its default
+        "clock_scale": d.clock_scale
+        if options.get("clock_scale") is None
+        else clock_scale(options, d.clock_scale)
+    }
 
     for key, (applies, lo, hi) in _INT_OPTIONS.items():
         value = options.get(key)
@@ -217,11 +200,7 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
             continue
         if variant not in applies:
             raise OptionsError(f"option {key!r} applies to {', '.join(applies)} only")
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise OptionsError(f"option {key!r} must be an integer")
-        if not lo <= value <= hi:
-            raise OptionsError(f"option {key!r} must be between {lo} and {hi}")
-        values[key] = value
+        values[key] = int_option(options, key, value, lo, hi)
 
     drawing = options.get("maze")
     if drawing is not None:
@@ -244,7 +223,7 @@ def public_options(options: Options) -> Options:
 
 
 def _ms(seconds: int | None, scale: float, least: int = 0) -> int:
-    return max(least, int((seconds or 0) * 1000 * scale + 0.5))
+    return clock_ms(seconds, scale, least)
 
 
 def period_ms(options: Options) -> int:
