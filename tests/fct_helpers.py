@@ -6,14 +6,15 @@ from typing import Any
 
 import msgspec
 
-from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, propose
+from domain.engine import Outcome
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import RoundResolved, State
+from tests.match_driver import MatchDriver
 
 SEED = bytes(range(32))
 
 
-class FctMatch:
+class FctMatch(MatchDriver):
     """A match of Five-Card Trick, every step proposed through the engine and logged."""
 
     def __init__(
@@ -24,31 +25,15 @@ class FctMatch:
         match_id: str = "m1",
         **options: Any,
     ) -> None:
-        first = create_entry(
-            fct, match_id=match_id, variant=variant, options=options, seed=SEED, ts=ts
+        super().__init__(
+            fct, variant=variant, names=names, ts=ts, match_id=match_id, seed=SEED,
+            options=options,
         )
-        self.entries: list[Entry] = [first]
-        self.outcomes: list[Outcome] = [Outcome()]
-        self.ms: MatchState = open_match(fct, first)
-        self.ts = ts
-        for name in names:
-            out = self.propose("join", None, {"name": name})
-            assert out.rejection is None, out.rejection
 
     @property
     def gs(self) -> State:
         state: State = self.ms.game_state
         return state
-
-    def propose(self, kind: Any, seat: int | None, body: Any, ts: int | None = None) -> Outcome:
-        if ts is not None:
-            self.ts = ts
-        entry, self.ms, out = propose(
-            self.ms, kind=kind, seat=seat, cid=f"c{len(self.entries)}", body=body, ts=self.ts
-        )
-        self.entries.append(entry)
-        self.outcomes.append(out)
-        return out
 
     def submit(
         self,

@@ -7,12 +7,13 @@ from typing import Any
 
 import msgspec
 
-from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, propose
+from domain.engine import MatchState, Outcome
 from domain.games import keys_to_success as kts
 from domain.games.keys_to_success import RoundResolved, State
 from projections import keys_to_success as views
 from projections.common import project_events
 from projections.contract import Viewer
+from tests.match_driver import MatchDriver
 from tests.playthrough import received
 
 SEED = bytes(range(32))
@@ -22,7 +23,7 @@ ONE_LEVEL = "A:open B:open C:open D:open"
 TWO_LEVELS = "A:open B:pass C:garnet\nD:open E:garnet"
 
 
-class KtsMatch:
+class KtsMatch(MatchDriver):
     """A match of Keys to Success, every step proposed through the engine and logged."""
 
     def __init__(
@@ -34,33 +35,15 @@ class KtsMatch:
         seed: bytes = SEED,
         **options: Any,
     ) -> None:
-        first = create_entry(kts, match_id=match_id, variant=variant, options=options, seed=seed, ts=ts)
-        self.entries: list[Entry] = [first]
-        self.outcomes: list[Outcome] = [Outcome()]
-        self.states: list[MatchState] = []
-        self.ms: MatchState = open_match(kts, first)
-        self.states.append(self.ms)
-        self.ts = ts
-        seats = self.ms.seats
-        for name in names or tuple(f"P{s}" for s in range(seats)):
-            out = self.propose("join", None, {"name": name})
-            assert out.rejection is None, out.rejection
+        super().__init__(
+            kts, variant=variant, names=names, ts=ts, match_id=match_id, seed=seed,
+            options=options,
+        )
 
     @property
     def gs(self) -> State:
         state: State = self.ms.game_state
         return state
-
-    def propose(self, kind: Any, seat: int | None, body: Any, ts: int | None = None) -> Outcome:
-        if ts is not None:
-            self.ts = ts
-        entry, self.ms, out = propose(
-            self.ms, kind=kind, seat=seat, cid=f"c{len(self.entries)}", body=body, ts=self.ts
-        )
-        self.entries.append(entry)
-        self.outcomes.append(out)
-        self.states.append(self.ms)
-        return out
 
     def submit(
         self, seat: int, gates: list[str] | str, cards: list[int], round: int | None = None

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from domain.engine import Entry, MatchState, Outcome, create_entry, open_match, propose
+from domain.engine import Outcome
 from domain.games import memory_maze as mm
 from domain.games.memory_maze import Moved, State
 from domain.games.memory_maze.maze import (
@@ -19,6 +19,7 @@ from domain.games.memory_maze.maze import (
 from projections import memory_maze as views
 from projections.common import match_view, project_events
 from projections.contract import Viewer
+from tests.match_driver import MatchDriver
 
 SEED = bytes(range(32))
 T0 = 1_000_000
@@ -58,7 +59,7 @@ def drawing(m: Maze) -> str:
     return "\n".join(render(m))
 
 
-class MmMatch:
+class MmMatch(MatchDriver):
     """A match of Memory Maze, every step proposed through the engine and logged."""
 
     def __init__(
@@ -71,32 +72,15 @@ class MmMatch:
     ) -> None:
         if isinstance(options.get("maze"), Maze):
             options["maze"] = drawing(options["maze"])
-        first = create_entry(mm, match_id="m1", variant=variant, options=options, seed=seed, ts=ts)
-        self.entries: list[Entry] = [first]
-        self.outcomes: list[Outcome] = [Outcome()]
-        self.states: list[MatchState] = []
-        self.ms: MatchState = open_match(mm, first)
-        self.states.append(self.ms)
-        self.ts = ts
-        for name in names:
-            out = self.propose("join", None, {"name": name})
-            assert out.rejection is None, out.rejection
+        super().__init__(
+            mm, variant=variant, names=names, ts=ts, match_id="m1", seed=seed,
+            options=options,
+        )
 
     @property
     def gs(self) -> State:
         state: State = self.ms.game_state
         return state
-
-    def propose(self, kind: Any, seat: int | None, body: Any, ts: int | None = None) -> Outcome:
-        if ts is not None:
-            self.ts = ts
-        entry, self.ms, out = propose(
-            self.ms, kind=kind, seat=seat, cid=f"c{len(self.entries)}", body=body, ts=self.ts
-        )
-        self.entries.append(entry)
-        self.outcomes.append(out)
-        self.states.append(self.ms)
-        return out
 
     def move(self, seat: int, moves: str, turn: int | None = -1, ts: int | None = None) -> Outcome:
         """Send moves; `turn` -1: the turn in play (turn editions), none in crazy."""
