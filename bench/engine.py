@@ -3,9 +3,13 @@
     .venv/bin/python bench/engine.py [--repeat N] [--matches M] [--rounds R] [--seed S]
 
 Logs are generated in-process by bots playing through `domain.engine.propose`
-(`clients.bots.simulate`): for each game, one *long* match per variant (the scheduled
+(`clients.bots.simulate`). Five-Card Trick: one *long* match per variant (the scheduled
 end pushed to R rounds, so one log holds about 2*R commands) and *many* ordinary matches
 of the default variant (M logs folded one after another, each from its create entry).
+Memory Maze: per edition M/4 ordinary matches (explorer against random) one after another,
+and for black-garnet and minos one long match of two random bots (a few thousand moves).
+Keys to Success: per variant M/2 whole 13-seat matches (heuristic and random bots in
+alternate seats) one after another; a match is at most nine rounds, so none is long.
 Generation is not timed. Then every set of logs is folded with `engine.fold` (open the
 create entry, then `engine.apply` per entry: chain digest, outcome digest, the rules)
 N times; the median time gives the figures. For comparison the same logs are also
@@ -14,7 +18,9 @@ stepped without the digest checks (`engine.step` alone), which is the game's own
 commands/s counts `command` entries (the players' commands) folded per second; entries/s
 counts every entry (joins and ticks too).
 
-The last line is `commands/s=<median>` for Five-Card Trick (all its logs together).
+Every game prints its rate over all its logs (`<game>: N commands/s ...`); the last line
+is `commands/s=<median>` for Five-Card Trick (all its logs together), printed last
+whatever the games' order (with `--game` and no Five-Card Trick: the first game's).
 Adding a game is adding an entry to GENERATORS: a function returning named sets of logs.
 """
 
@@ -76,7 +82,70 @@ def five_card_trick_logs(args: argparse.Namespace) -> dict[str, Logs]:
     return sets
 
 
+def _long_match(
+    game: str, lineup: Sequence[str], variant: str, args: argparse.Namespace, max_entries: int, tries: int = 4
+) -> list[Entry] | None:
+    """One match between `lineup` that ends within `max_entries` entries (None: none did)."""
+    for t in range(tries):
+        bots = [BOTS[game][n](random.Random(f"{args.seed}:{variant}:long{t}:{i}")) for i, n in enumerate(lineup)]
+        try:
+            return simulate(game, bots, variant=variant, seed=_seed(args, variant, "long", t),
+                            max_entries=max_entries).entries
+        except RuntimeError:
+            continue
+    return None
+
+
+def memory_maze_logs(args: argparse.Namespace) -> dict[str, Logs]:
+    """Per edition: M/4 ordinary matches (explorer against random) folded one after another;
+    for black-garnet and minos also one long match of two random bots (about 10,000 moves:
+    they wander until one stumbles on the goal). Crazy has no long match: two random bots
+    there rarely finish and generating their views grows with the history."""
+    game = "memory-maze"
+    rules = hosted(game).rules
+    sets: dict[str, Logs] = {}
+    n = max(1, args.matches // 4)
+    for v in rules.variants:
+        if v.name != "crazy":
+            entries = _long_match(game, ("random", "random"), v.name, args, max_entries=60_000)
+            if entries is not None:
+                sets[f"long {v.name} (random vs random)"] = [entries]
+        many: Logs = []
+        for i in range(n):
+            bots = [
+                BOTS[game]["explorer"](random.Random(f"{args.seed}:{v.name}:m{i}:0")),
+                BOTS[game]["random"](random.Random(f"{args.seed}:{v.name}:m{i}:1")),
+            ]
+            many.append(simulate(game, bots, variant=v.name, seed=_seed(args, v.name, "m", i)).entries)
+        sets[f"{n} ordinary {v.name} matches (explorer vs random)"] = many
+    return sets
+
+
+def keys_to_success_logs(args: argparse.Namespace) -> dict[str, Logs]:
+    """Per variant (theme): M/2 whole 13-seat matches folded one after another, heuristic
+    bots in the even seats and random ones in the odd (chat, votes and all). A match is
+    at most nine rounds (nine cards), so there is no long match to make."""
+    game = "keys-to-success"
+    rules = hosted(game).rules
+    sets: dict[str, Logs] = {}
+    n = max(1, args.matches // 2)
+    for v in rules.variants:
+        many: Logs = []
+        for i in range(n):
+            bots = [
+                BOTS[game]["heuristic" if seat % 2 == 0 else "random"](
+                    random.Random(f"{args.seed}:{v.name}:m{i}:{seat}"))
+                for seat in range(13)
+            ]
+            many.append(simulate(game, bots, variant=v.name, seed=_seed(args, v.name, "m", i)).entries)
+        sets[f"{n} {v.name} matches (13 seats)"] = many
+    return sets
+
+
+# Five-Card Trick last: the final `commands/s=` line is its figure whatever the order.
 GENERATORS: dict[str, Generator] = {
+    "memory-maze": memory_maze_logs,
+    "keys-to-success": keys_to_success_logs,
     "five-card-trick": five_card_trick_logs,
 }
 

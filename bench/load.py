@@ -1,7 +1,7 @@
 """Load on a real server: K concurrent bot matches over websockets, a real redis-server.
 
-    .venv/bin/python bench/load.py [-k 200] [--rate 1000] [--warmup 5] [--duration 20]
-                                   [--clients 2] [--appendfsync everysec] [--only closed|open]
+    .venv/bin/python bench/load.py [--game five-card-trick|keys-to-success] [-k 200]
+                                   [--rate 1000] [--warmup 5] [--duration 20] [--clients 2] [--appendfsync everysec] [--only closed|open]
 
 Everything runs on loopback, as separate processes: a `redis-server` on a free port
 (a temporary directory, AOF with the chosen fsync policy, no RDB snapshots), the server
@@ -30,6 +30,20 @@ Two phases, each against a fresh server process (redis flushed in between):
 Each phase: set-up (create matches, claim seats, connect), `--warmup` seconds, then the
 `--duration`-second window that is measured. Server, redis and client CPU are read from
 /proc/<pid>/stat (utime+stime) over the window.
+
+`--game keys-to-success` (default K=20 matches = 260 websockets, default rate 300/s: a
+13-seat match is 6.5 times the connections of a Five-Card Trick match, and its bot
+clients share the 2 cores): each match has 13 seats (variants keys-to-success and
+gatekeeping alternating), the real clock (120 s rounds that close as soon as everyone
+still in play has submitted, so no deadline falls in the window), random bots by
+default (chat, submissions, votes). A match lasts at most nine rounds plus its vote, so
+each of the K slots replaces an ended match at once by a new one (create, 13 seats,
+13 connections: that set-up is part of the measured load, and its count is printed).
+Closed loop as above. Open loop: each match sends one command every `K/rate` s, from
+the next seat (in turn) that has one to send; latency: from the send of the command
+that completes a round (the last submission, found in the sender's own stream: its
+ack's seq is the update carrying the round_resolved) to that round's round_resolved
+having reached every player still in play (a player who escaped earlier sees none).
 
 The last line is `commands/s=<closed loop> p50_ms=<open loop> p99_ms=<open loop> rate=<offered>`.
 """
@@ -178,6 +192,7 @@ class PhaseConfig:
     bots: tuple[str, ...]
     seed: str
     index: int  # of this client process
+    game: str = GAME
 
 
 @dataclass
@@ -191,6 +206,7 @@ class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds, completing send in window
     matches: int = 0
     ended: int = 0
+    started: int = 0  # keys-to-success: matches set up in the window to replace ended ones
     setup_s: float = 0.0
     cpu_s: float = 0.0  # this process's CPU over the window
 
@@ -204,6 +220,7 @@ class Seat:
         self.ws: Any = None
         self.view: dict[str, Any] | None = None
         self.last_seq = 0
+        self.round_at: dict[int, int] = {}  # own seq -> round resolved in that update
         self.pending: dict[str, tuple[dict[str, Any], float, str]] = {}
         self.changed = asyncio.Event()
         self.ids = itertools.count(1)
@@ -248,10 +265,20 @@ class Seat:
         self.view = msg["view"]
         for event in msg["events"]:
             if event.get("type") == "round_resolved":
-                self.match.resolved(seq, self.seat, now)
+                self.round_at[seq] = event["round"]
+                self.match.resolved(event["round"], self.seat, now)
         if self.view.get("ended") and not self.match.ended:
             self.match.ended = True
             self.match.worker.stats.ended += 1
+
+    def acked(self, seq: int, sent_at: float) -> None:
+        """The ack's seq is the update (in this seat's own stream) its command made: if
+        that update resolved a round, this command completed it."""
+        for older in [s for s in self.round_at if s < seq]:
+            del self.round_at[older]
+        completed = self.round_at.pop(seq, None)
+        if completed is not None:
+            self.match.acked(completed, sent_at)
 
     async def read(self) -> None:
         worker = self.match.worker
@@ -274,7 +301,7 @@ class Seat:
                 if accepted:
                     worker.count_ack(now)
                     if msg.get("seq"):
-                        self.match.acked(msg["seq"], sent_at)
+                        self.acked(msg["seq"], sent_at)
                 else:
                     worker.stats.rejected += 1
                 self.bot.feedback(command, accepted, msg.get("warnings") or (), msg.get("code"))
@@ -298,8 +325,8 @@ class Match:
         self.id = ""
         self.seats: list[Seat] = []
         self.ended = False
-        self.arrivals: dict[int, dict[int, float]] = {}  # seq -> seat -> round_resolved arrival
-        self.completions: dict[int, float] = {}  # seq -> send time of the command at that seq
+        self.arrivals: dict[int, dict[int, float]] = {}  # round -> seat -> round_resolved arrival
+        self.completions: dict[int, float] = {}  # round -> send time of the command completing it
 
     async def setup(self, http: Any, ws_url: str) -> None:
         from clients.bots import bot_factory
@@ -319,21 +346,21 @@ class Match:
         for s in self.seats:
             await s.connect(ws_url)
 
-    def resolved(self, seq: int, seat: int, at: float) -> None:
-        self.arrivals.setdefault(seq, {})[seat] = at
-        self._complete(seq)
+    def resolved(self, round_: int, seat: int, at: float) -> None:
+        self.arrivals.setdefault(round_, {})[seat] = at
+        self._complete(round_)
 
-    def acked(self, seq: int, sent_at: float) -> None:
-        self.completions[seq] = sent_at
-        self._complete(seq)
+    def acked(self, round_: int, sent_at: float) -> None:
+        self.completions[round_] = sent_at
+        self._complete(round_)
 
-    def _complete(self, seq: int) -> None:
-        arrivals = self.arrivals.get(seq)
-        sent_at = self.completions.get(seq)
+    def _complete(self, round_: int) -> None:
+        arrivals = self.arrivals.get(round_)
+        sent_at = self.completions.get(round_)
         if arrivals is None or sent_at is None or len(arrivals) < len(self.seats):
             return
-        del self.arrivals[seq]
-        del self.completions[seq]
+        del self.arrivals[round_]
+        del self.completions[round_]
         w = self.worker
         if w.t_measure <= sent_at < w.t_end:
             w.stats.latencies.append(max(arrivals.values()) - sent_at)
@@ -360,6 +387,166 @@ class Match:
                 self.worker.stats.late += 1
             for command in commands:
                 await seat.send(command)
+
+
+# --- Keys to Success: 13-seat matches, replaced as they end ------------------------------------
+
+KTS = "keys-to-success"
+KTS_SEATS = 13
+KTS_VARIANTS = ("keys-to-success", "gatekeeping")
+
+
+class KtsSeat(Seat):
+    """A Keys to Success seat. Its stream's seqs are its own (docs/protocol.md), so the
+    completing command is found in the sender's stream (the ack's seq is the update that
+    carries the round_resolved), and the rounds are matched across seats by number."""
+
+    def __init__(self, match: KtsMatch, seat: int, token: str, bot: Any) -> None:
+        super().__init__(match, seat, token, bot)  # type: ignore[arg-type]
+        self.kmatch = match
+        self.changed = match.changed  # the open-loop driver waits on any seat of its match
+        self.prefix = f"b{match.index}g{match.generation}s{seat}"
+        self.ack_seqs: dict[int, float] = {}  # own seq -> send time, not yet seen as update
+        self.resolved_seqs: dict[int, int] = {}  # own seq -> round resolved there, not yet acked
+        self.round_seen = 0
+
+    def acked(self, seq: int, sent_at: float) -> None:
+        r = self.resolved_seqs.pop(seq, None)
+        if r is not None:
+            self.kmatch.completed(r, sent_at)
+        elif seq > self.last_seq:
+            self.ack_seqs[seq] = sent_at
+
+    def on_update(self, msg: dict[str, Any], now: float) -> None:
+        seq = msg["seq"]
+        if seq <= self.last_seq:
+            return
+        self.last_seq = seq
+        self.view = msg["view"]
+        m = self.kmatch
+        resolved = None
+        for event in msg["events"]:
+            if event.get("type") == "round_resolved":
+                resolved = int(event["round"])
+                self.round_seen = resolved
+                m.resolved(resolved, self.seat, now)
+        sent_at = self.ack_seqs.pop(seq, None)
+        if resolved is not None:
+            if sent_at is not None:
+                m.completed(resolved, sent_at)
+            else:
+                self.resolved_seqs[seq] = resolved
+        gs = self.view.get("game_state")
+        me = gs.get("me") if isinstance(gs, dict) else None
+        if me and me.get("escaped") and self.seat not in m.escaped_after:
+            m.escaped_after[self.seat] = self.round_seen
+            m.recheck()
+        if self.view.get("ended") and not m.ended:
+            m.ended = True
+            m.worker.stats.ended += 1
+            m.done.set()
+
+
+class KtsMatch:
+    def __init__(self, worker: Worker, index: int, generation: int) -> None:
+        self.worker = worker
+        self.index = index
+        self.generation = generation
+        self.id = ""
+        self.seats: list[KtsSeat] = []
+        self.ended = False
+        self.done = asyncio.Event()
+        self.changed = asyncio.Event()
+        self.arrivals: dict[int, dict[int, float]] = {}  # round -> seat -> round_resolved arrival
+        self.completions: dict[int, float] = {}  # round -> send time of its completing command
+        self.escaped_after: dict[int, int] = {}  # seat -> round after which its view said escaped
+
+    async def setup(self, http: Any, ws_url: str) -> None:
+        from clients.bots import bot_factory
+
+        cfg = self.worker.cfg
+        variant = KTS_VARIANTS[(self.index + self.generation) % len(KTS_VARIANTS)]
+        # Real clock (120 s rounds, clock_scale 1): rounds close early when all have submitted.
+        r = await http.post("/matches", json={"game": KTS, "variant": variant, "options": {}})
+        r.raise_for_status()
+        self.id = r.json()["match"]
+        for seat in range(KTS_SEATS):
+            r = await http.post(f"/matches/{self.id}/seats", json={"name": f"bot {seat}", "seat": seat})
+            r.raise_for_status()
+            name = cfg.bots[seat % len(cfg.bots)]
+            rng = random.Random(f"{cfg.seed}:{cfg.index}:{self.index}:{self.generation}:{seat}")
+            self.seats.append(KtsSeat(self, seat, r.json()["token"], bot_factory(KTS, name)(rng)))
+        await asyncio.gather(*(s.connect(ws_url) for s in self.seats))
+
+    def resolved(self, round_: int, seat: int, at: float) -> None:
+        self.arrivals.setdefault(round_, {})[seat] = at
+        self._complete(round_)
+
+    def completed(self, round_: int, sent_at: float) -> None:
+        self.completions[round_] = sent_at
+        self._complete(round_)
+
+    def recheck(self) -> None:
+        for round_ in list(self.completions):
+            self._complete(round_)
+
+    def _complete(self, round_: int) -> None:
+        arrivals = self.arrivals.get(round_)
+        sent_at = self.completions.get(round_)
+        if arrivals is None or sent_at is None:
+            return
+        # Every player still in play at that round (one that escaped earlier sees no result).
+        for s in range(len(self.seats)):
+            after = self.escaped_after.get(s)
+            if (after is None or after >= round_) and s not in arrivals:
+                return
+        del self.arrivals[round_]
+        del self.completions[round_]
+        w = self.worker
+        if w.t_measure <= sent_at < w.t_end:
+            w.stats.latencies.append(max(arrivals.values()) - sent_at)
+
+    async def paced(self, base: float, gap: float) -> None:
+        """Open loop: command i at base + i*gap, from the next seat (in turn) with one to send."""
+        n = len(self.seats)
+        queues: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+        ptr = 0
+        for i in itertools.count():
+            slot = base + i * gap
+            delay = slot - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            late = False
+            while True:
+                if self.ended:
+                    return
+                found = None
+                for k in range(n):
+                    s = (ptr + k) % n
+                    seat = self.seats[s]
+                    if not queues[s] and seat.view is not None and not seat.view.get("ended"):
+                        queues[s].extend(seat.bot.act(seat.view))
+                    if queues[s]:
+                        found = s
+                        break
+                if found is not None:
+                    break
+                late = True
+                self.changed.clear()
+                await self.changed.wait()
+            if late and time.monotonic() > slot + 0.001 and slot >= self.worker.t_measure:
+                self.worker.stats.late += 1
+            ptr = (found + 1) % n
+            await self.seats[found].send(queues[found].pop(0))
+
+    async def close(self) -> None:
+        tasks = [asyncio.ensure_future(s.ws.close()) for s in self.seats if s.ws is not None]
+        for task in tasks:  # retrieve every outcome, even if this is cancelled meanwhile
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=10)
+            for task in pending:
+                task.cancel()
 
 
 class Worker:
@@ -392,10 +579,91 @@ class Worker:
                 per.append(0)
             per[second] += 1
 
+    async def run_kts(self, conn: Any) -> None:
+        """K slots, each playing one 13-seat match after another until the window ends."""
+        import httpx
+
+        cfg = self.cfg
+        ws_url = cfg.url.replace("http://", "ws://") + "/ws"
+        t0 = time.monotonic()
+        limit = asyncio.Semaphore(8)
+        gap = cfg.total_matches / cfg.rate  # between two commands of one match (open loop)
+
+        async def setup(m: KtsMatch) -> KtsMatch:
+            async with limit:
+                await m.setup(http, ws_url)
+            return m
+
+        async def slot(first: KtsMatch, rng: random.Random) -> None:
+            m = first
+            readers: list[asyncio.Future[Any]] = []
+            try:
+                await play(m, rng, readers)
+            finally:
+                for task in readers:
+                    task.cancel()
+
+        async def play(m: KtsMatch, rng: random.Random, readers: list[asyncio.Future[Any]]) -> None:
+            while True:
+                readers[:] = [asyncio.ensure_future(s.read()) for s in m.seats]
+                watch = asyncio.ensure_future(asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED))
+                driver = None
+                if cfg.mode == "closed":
+                    await asyncio.gather(*(s.act() for s in m.seats))
+                else:
+                    base = max(time.monotonic(), t_start) + rng.random() * gap
+                    driver = asyncio.ensure_future(m.paced(base, gap))
+                done = asyncio.ensure_future(m.done.wait())
+                await asyncio.wait([done, watch], return_when=asyncio.FIRST_COMPLETED)
+                if not m.done.is_set():  # a socket closed before the match ended
+                    key = "connection_closed"
+                    self.stats.errors[key] = self.stats.errors.get(key, 0) + 1
+                for task in (driver, done, watch, *readers):
+                    if task is not None:
+                        task.cancel()
+                await m.close()
+                if time.monotonic() >= self.t_end:
+                    return
+                m = KtsMatch(self, m.index, m.generation + 1)
+                try:
+                    await m.setup(http, ws_url)
+                except BaseException:
+                    await m.close()
+                    raise
+                if self.t_measure <= time.monotonic() < self.t_end:
+                    self.stats.started += 1
+
+        async with httpx.AsyncClient(base_url=cfg.url, timeout=60) as http:
+            matches = await asyncio.gather(*(setup(KtsMatch(self, i, 0)) for i in range(cfg.matches)))
+            self.stats.setup_s = time.monotonic() - t0
+            loop = asyncio.get_running_loop()
+            conn.send(("ready", self.stats.setup_s))
+            message = await loop.run_in_executor(None, conn.recv)
+            assert message[0] == "go"
+            t_start, self.t_measure, self.t_end = message[1:]
+            await asyncio.sleep(max(0.0, t_start - time.monotonic()))
+            rng = random.Random(f"{cfg.seed}:{cfg.index}:phase")
+            slots = [asyncio.ensure_future(slot(m, rng)) for m in matches]
+            await asyncio.sleep(max(0.0, self.t_measure - time.monotonic()))
+            cpu0 = _own_cpu()
+            await asyncio.sleep(max(0.0, self.t_end - time.monotonic()))
+            self.stats.cpu_s = _own_cpu() - cpu0
+            for task in slots:
+                task.cancel()
+            results = await asyncio.gather(*slots, return_exceptions=True)
+            for r in results:
+                if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
+                    key = type(r).__name__
+                    self.stats.errors[key] = self.stats.errors.get(key, 0) + 1
+        conn.send(("result", self.stats))
+
     async def run(self, conn: Any) -> None:
         import httpx
 
         cfg = self.cfg
+        if cfg.game == KTS:
+            await self.run_kts(conn)
+            return
         ws_url = cfg.url.replace("http://", "ws://") + "/ws"
         t0 = time.monotonic()
         matches = [Match(self, i) for i in range(cfg.matches)]
@@ -507,6 +775,7 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             cfg = PhaseConfig(
                 mode=mode, url=server.url, matches=n, rate=args.rate, total_matches=args.matches,
                 rounds=args.rounds, bots=tuple(args.bot), seed=f"{args.seed}:{mode}", index=i,
+                game=args.game,
             )
             parent, child = ctx.Pipe()
             p = ctx.Process(target=worker_main, args=(child, cfg), daemon=True)
@@ -589,7 +858,14 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
     if res.mode == "open":
         print(f"offered {args.rate:g} commands/s; sends later than their slot: "
               f"{sum(s.late for s in res.stats)}")
-    if lat:
+    if args.game == KTS:
+        print(f"matches set up in the window to replace ended ones: {sum(s.started for s in res.stats)}")
+    if lat and args.game == KTS:
+        ms = [x * 1000 for x in lat]
+        print(f"round latency (completing send -> round_resolved at every player still in play), "
+              f"{len(ms)} rounds: p50 {percentile(ms, 50):.1f} ms, p90 {percentile(ms, 90):.1f} ms, "
+              f"p99 {percentile(ms, 99):.1f} ms, max {ms[-1]:.1f} ms, mean {statistics.fmean(ms):.1f} ms")
+    elif lat:
         ms = [x * 1000 for x in lat]
         print(f"round latency (completing send -> round_resolved at both players), {len(ms)} rounds: "
               f"p50 {percentile(ms, 50):.1f} ms, p90 {percentile(ms, 90):.1f} ms, "
@@ -608,8 +884,12 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-k", "--matches", type=int, default=200, help="concurrent matches (K)")
-    p.add_argument("--rate", type=float, default=1000.0, help="open loop: commands/s offered in all")
+    p.add_argument("--game", choices=[GAME, KTS], default=GAME,
+                   help="five-card-trick (2 seats, default) or keys-to-success (13 seats)")
+    p.add_argument("-k", "--matches", type=int, default=None,
+                   help="concurrent matches (K; default 200, keys-to-success 20 = 260 connections)")
+    p.add_argument("--rate", type=float, default=None,
+                   help="open loop: commands/s offered in all (default 1000, keys-to-success 300)")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds before each window")
     p.add_argument("--duration", type=float, default=20.0, help="seconds measured per phase")
     p.add_argument("--clients", type=int, default=2, help="bot client processes")
@@ -629,6 +909,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--setup-timeout", type=float, default=180.0)
     args = p.parse_args(argv)
     args.bot = args.bot or ["random", "random"]
+    kts = args.game == KTS
+    if args.matches is None:
+        args.matches = 20 if kts else 200
+    if args.rate is None:
+        args.rate = 300.0 if kts else 1000.0
     if args.py_spy:
         args.py_spy_bin = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     if args.matches < 1 or args.clients < 1 or args.rate <= 0 or args.duration <= 0:
@@ -643,6 +928,10 @@ def main(argv: list[str] | None = None) -> int:
         redis = Redis(workdir, args.appendfsync)
         print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
               f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}")
+        if kts:
+            print(f"game {KTS}: {args.matches} concurrent 13-seat matches "
+                  f"({args.matches * KTS_SEATS} connections), variants alternating, "
+                  "each replaced by a new one when it ends")
         for mode in ("closed", "open"):
             if args.only in (None, mode):
                 results[mode] = run_phase(args, mode, redis, workdir)
