@@ -203,7 +203,15 @@ async def match_status(request: Request) -> JSONResponse:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
         return runner
-    return JSONResponse({**runner.view(SPECTATOR), "seq": runner.streams.length(SPECTATOR)})
+    status = JSONResponse({**runner.view(SPECTATOR), "seq": runner.streams.length(SPECTATOR)})
+    _release(request, runner)
+    return status
+
+
+def _release(request: Request, runner: MatchRunner) -> None:
+    """A finished match that nobody follows need not stay in this process's memory."""
+    if runner.current.ended and not runner.subscribers:
+        _hub(request).forget(runner.match_id, runner)
 
 
 async def match_log(request: Request) -> Response:
@@ -213,6 +221,7 @@ async def match_log(request: Request) -> Response:
     if not runner.current.ended:
         return http_error(409, "match_not_over", "the log is published when the match is over")
     entries = await runner.store.read(runner.match_id)
+    _release(request, runner)
     body = b"".join(_encode(entry) + b"\n" for _sid, entry in entries)
     return Response(body, media_type="application/x-ndjson")
 

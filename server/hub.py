@@ -185,7 +185,8 @@ class MatchRunner:
     def start(self) -> None:
         self._running = True
         self._arm_clock()
-        self.hub.follower.add(self)
+        if not self.current.ended:  # nothing is appended to a finished match
+            self.hub.follower.add(self)
 
     async def stop(self) -> None:
         self._running = False
@@ -229,6 +230,8 @@ class MatchRunner:
         if ms.ended and not was_over:
             log.info("match_over", match=self.match_id, winner=ms.result.winner if ms.result else None)
             self.hub.spawn(self.store.mark_over(self.match_id))
+            if self._running:
+                self.hub.follower.remove(self)
 
     async def _catch_up_locked(self) -> None:
         for sid, entry in await self.store.read(self.match_id, after=self.stream_id):

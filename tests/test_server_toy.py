@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -174,7 +175,16 @@ async def test_deadlines_tick_and_the_match_ends_with_its_log(srv: EmbeddedServe
     assert {x["kind"] for x in lines} >= {"create", "join", "command", "tick"}
     reply = await a.command("late", {"type": "add", "n": 1})
     assert reply["type"] == "rejected" and reply["code"] == "match_over"
+    hub = srv.app.state.hub
+    assert m not in hub.follower.runners, "nothing is appended to a finished match"
     await a.close()
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        for _ in range(50):  # the server sees the close; then nobody follows the match
+            if m not in hub.runners or not hub.runners[m].subscribers:
+                break
+            await asyncio.sleep(0.02)
+        assert (await http.get(f"/matches/{m}")).json()["ended"]
+    assert m not in hub.runners, "a finished match nobody follows leaves memory"
 
 
 async def test_resume_loses_and_repeats_nothing(srv: EmbeddedServer) -> None:
