@@ -361,9 +361,7 @@ class Match:
             return
         del self.arrivals[round_]
         del self.completions[round_]
-        w = self.worker
-        if w.t_measure <= sent_at < w.t_end:
-            w.stats.latencies.append(max(arrivals.values()) - sent_at)
+        self.worker.count_round(sent_at, max(arrivals.values()))
 
     async def paced(self, base: float, gap: float) -> None:
         """Open loop: command i at base + i*gap, seats taking turns."""
@@ -502,9 +500,7 @@ class KtsMatch:
                 return
         del self.arrivals[round_]
         del self.completions[round_]
-        w = self.worker
-        if w.t_measure <= sent_at < w.t_end:
-            w.stats.latencies.append(max(arrivals.values()) - sent_at)
+        self.worker.count_round(sent_at, max(arrivals.values()))
 
     async def paced(self, base: float, gap: float) -> None:
         """Open loop: command i at base + i*gap, from the next seat (in turn) with one to send."""
@@ -569,6 +565,12 @@ class Worker:
     def count_send(self, now: float) -> None:
         if self.t_measure <= now < self.t_end:
             self.stats.sent += 1
+
+    def count_round(self, sent_at: float, last_arrival: float) -> None:
+        """A round completed by a command sent at `sent_at`, its result reaching the last
+        of its players at `last_arrival`: its latency counts if sent in the window."""
+        if self.t_measure <= sent_at < self.t_end:
+            self.stats.latencies.append(last_arrival - sent_at)
 
     def count_ack(self, now: float) -> None:
         if self.t_measure <= now < self.t_end:
