@@ -34,42 +34,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from clients.bots import bot_factory, simulate
 from domain.games import keys_to_success as kts
-from domain.games.keys_to_success.layout import PRESETS
+from domain.games.keys_to_success.layout import DEFAULT_LAYOUT, PRESETS, layout_text
 
 GAME = "keys-to-success"
 
 # Candidates tried while tuning: the rulings' gate letters with other types. open-z: Z
 # Open instead of Pass; open-zu: Z and U Open; open-minus: the innermost Garnet `-` Open;
 # all-open: every Pass gate Open.
+def retyped(changes: dict[str, str]) -> str:
+    """The rulings' default layout with some gates given another type."""
+    default = layout_text(DEFAULT_LAYOUT)
+    return "\n".join(
+        " ".join(
+            f"{gate}:{changes.get(gate, kind)}"
+            for gate, kind in (token.split(":", 1) for token in line.split())
+        )
+        for line in default.splitlines()
+    )
+
+
 CANDIDATES: dict[str, str] = {
-    "open-z": """
-A:o B:o C:p D:o E:o F:o G:p H:o I:o J:g
-K:o L:o M:p N:o O:o P:p Q:o R:g
-S:o T:o U:p V:o W:o X:g
-Y:o Z:o &:o #:g
-=:o +:o -:g
-""",
-    "open-zu": """
-A:o B:o C:p D:o E:o F:o G:p H:o I:o J:g
-K:o L:o M:p N:o O:o P:p Q:o R:g
-S:o T:o U:o V:o W:o X:g
-Y:o Z:o &:o #:g
-=:o +:o -:g
-""",
-    "open-minus": """
-A:o B:o C:p D:o E:o F:o G:p H:o I:o J:g
-K:o L:o M:p N:o O:o P:p Q:o R:g
-S:o T:o U:p V:o W:o X:g
-Y:o Z:p &:o #:g
-=:o +:o -:o
-""",
-    "all-open": """
-A:o B:o C:o D:o E:o F:o G:o H:o I:o J:g
-K:o L:o M:o N:o O:o P:o Q:o R:g
-S:o T:o U:o V:o W:o X:g
-Y:o Z:o &:o #:g
-=:o +:o -:g
-""",
+    "open-z": retyped({"Z": "open"}),
+    "open-zu": retyped({"Z": "open", "U": "open"}),
+    "open-minus": retyped({"-": "open"}),
+    "all-open": retyped({gate: "open" for gate in "CGMPUZ"}),
 }
 
 
