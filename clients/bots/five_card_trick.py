@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
+from clients.bots.common import seat_in_play
 from domain.games import five_card_trick as fct
 
 ACTIONS: tuple[str, ...] = fct.ACTIONS
@@ -84,10 +85,10 @@ class Situation:
     @classmethod
     def of(cls, view: dict[str, Any]) -> Situation | None:
         """None when there is nothing for this seat to decide (not seated, not in play)."""
-        me = view.get("you")
-        gs = view.get("game_state")
-        if me is None or not isinstance(gs, dict) or not view.get("started") or view.get("ended"):
+        seated = seat_in_play(view)
+        if seated is None:
             return None
+        me, gs = seated
         if gs.get("over") is not None or not gs.get("round"):
             return None
         seats = gs["seats"]

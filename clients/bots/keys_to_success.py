@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from itertools import combinations, pairwise
 from typing import Any
 
+from clients.bots.common import seat_in_play
+
 CARD_VALUES = (1, 2, 3)
 KIND_ORDER = {"pass": 0, "garnet": 1, "open": 2}  # which gates the first in turn take
 
@@ -79,10 +81,10 @@ class _Bot:
         self.chatted_round: int | None = None
 
     def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
-        me = view.get("you")
-        gs = view.get("game_state")
-        if me is None or not isinstance(gs, dict) or not view.get("started") or view.get("ended"):
+        seated = seat_in_play(view)
+        if seated is None:
             return []
+        me, gs = seated
         mine = gs.get("me") or {}
         if gs["phase"] == "vote":
             results = gs.get("results") or {}

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients.bots.common import seat_in_play
 from domain.games.memory_maze.maze import (
     COLUMNS,
     DIRECTIONS,
@@ -89,10 +90,10 @@ class Situation:
     @classmethod
     def of(cls, view: dict[str, Any]) -> Situation | None:
         """None when this seat has nothing to decide (not seated, not in play)."""
-        me = view.get("you")
-        gs = view.get("game_state")
-        if me is None or not isinstance(gs, dict) or not view.get("started") or view.get("ended"):
+        seated = seat_in_play(view)
+        if seated is None:
             return None
+        me, gs = seated
         if gs.get("over") is not None:
             return None
         size = int(gs["size"])
