@@ -7,7 +7,7 @@ import contextlib
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 import msgspec
@@ -448,6 +448,19 @@ async def websocket_endpoint(ws: WebSocket) -> None:
 # --- the application ---------------------------------------------------------------------
 
 
+async def _bounded(what: str, closing: Coroutine[Any, Any, None], seconds: float) -> None:
+    """Shut `what` down, but give up after `seconds`: a process asked to stop stops.
+    (Whatever was cut short is in Redis or was never acknowledged.) Not wait_for: it
+    would wait on for a cancelled step that does not end."""
+    task = asyncio.ensure_future(closing)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        log.error("shutdown_timeout", part=what, seconds=seconds)
+    elif not task.cancelled() and task.exception() is not None:
+        log.error("shutdown_error", part=what, error=repr(task.exception()))
+
+
 def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Starlette:
     settings = settings or Settings()
 
@@ -467,9 +480,9 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         try:
             yield
         finally:
-            await hub.close()
+            await _bounded("hub", hub.close(), settings.shutdown_grace)
             if store is None:
-                await the_store.close()
+                await _bounded("store", the_store.close(), settings.shutdown_grace)
 
     routes = [
         Route("/health", health),

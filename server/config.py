@@ -31,3 +31,8 @@ class Settings:
     send_queue: int = 512
     hello_timeout: float = 10.0
     tail_block_ms: int = 2000
+    # On shutdown (SIGTERM, Ctrl-C): open connections are told to go (websockets get
+    # close code 1012, "service restart") and get this many seconds to end before their
+    # handlers are cancelled; the match runners then get as long again to stop. Nothing
+    # accepted is lost either way: an acknowledged command is in Redis already.
+    shutdown_grace: float = 5.0

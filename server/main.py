@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import gc
 import os
-from types import TracebackType
+import threading
+from types import FrameType, TracebackType
 
 import uvicorn
 
@@ -28,6 +29,7 @@ def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uv
         ws_per_message_deflate=False,
         log_level="warning",
         access_log=False,
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_grace)),
     )
 
 
@@ -55,7 +57,30 @@ def serve(
     log.info("listening", url=f"http://{host}:{port}", websocket=f"ws://{host}:{port}/ws")
     config = _uvicorn_config(create_app(settings), host, port, settings)
     _tune_gc()
-    uvicorn.Server(config).run()
+    _Server(config, stuck_after=3 * settings.shutdown_grace + 5).run()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, with a last resort: a process asked to stop (SIGTERM, Ctrl-C)
+    that has not exited `stuck_after` seconds later (by default three shutdown graces,
+    for connections, runners and store, and a margin) exits anyway, with status 70.
+    Every acknowledged command is in Redis already."""
+
+    def __init__(self, config: uvicorn.Config, stuck_after: float) -> None:
+        super().__init__(config)
+        self._deadline: threading.Timer | None = None
+        self._limit = stuck_after
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if self._deadline is None:
+            self._deadline = threading.Timer(self._limit, self._give_up)
+            self._deadline.daemon = True
+            self._deadline.start()
+
+    def _give_up(self) -> None:
+        logs.get("daedalus.server").error("shutdown_stuck", seconds=self._limit)
+        os._exit(70)
 
 
 def _tune_gc() -> None:

@@ -10,9 +10,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from domain import engine
 from tests import toygame
@@ -21,16 +23,23 @@ from tests.wsutil import Raw, new_match
 
 
 class Proc:
-    def __init__(self, redis_url: str) -> None:
+    """A server process (tests.serve_toy) on a free port; its stderr kept for failures."""
+
+    STOP_WITHIN = 30.0  # past 20 s (3 graces of 5 s, and 5) a server exits 70 on its own
+
+    def __init__(self, redis_url: str, log: Path) -> None:
         self.port = _free_port()
         self.redis_url = redis_url
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log = log
 
     def start(self) -> None:
         env = {**os.environ, "DAEDALUS_LOG_LEVEL": "warning"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.serve_toy", str(self.port), self.redis_url], env=env
-        )
+        with self.log.open("ab") as stderr:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tests.serve_toy", str(self.port), self.redis_url],
+                env=env, stderr=stderr,
+            )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -38,7 +47,8 @@ class Proc:
                     return
             except OSError:
                 time.sleep(0.05)
-        raise RuntimeError("server process did not start")
+        self.proc.kill()
+        raise RuntimeError(f"server process did not start:\n{self.output()}")
 
     @property
     def url(self) -> str:
@@ -48,29 +58,56 @@ class Proc:
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
+    def output(self) -> str:
+        return self.log.read_bytes().decode(errors="replace")[-4000:]
+
     def kill(self) -> None:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+    def stop(self) -> float:
+        """SIGTERM; the seconds it took the process to exit. A process that does not
+        exit in STOP_WITHIN is killed (so it cannot outlive the test) and fails it."""
+        if self.proc is None or self.proc.poll() is not None:
+            return 0.0
+        started = time.monotonic()
+        self.proc.terminate()
+        try:
+            self.proc.wait(self.STOP_WITHIN)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
             self.proc.wait(10)
+            raise AssertionError(
+                f"the server did not exit within {self.STOP_WITHIN} s of SIGTERM:\n{self.output()}"
+            ) from None
+        # uvicorn ends by raising the signal it caught again; 70: its shutdown got stuck
+        if self.proc.returncode not in (0, -signal.SIGTERM):
+            raise AssertionError(
+                f"the server exited with {self.proc.returncode} on SIGTERM:\n{self.output()}"
+            )
+        return time.monotonic() - started
 
 
 @pytest.fixture
-def two(real_redis: RedisServer) -> Iterator[tuple[Proc, Proc]]:
+def two(real_redis: RedisServer, tmp_path: Path) -> Iterator[tuple[Proc, Proc]]:
     import redis
 
     with redis.Redis.from_url(real_redis.url) as r:
         r.flushdb()  # a server resumes every unfinished match it finds: start clean
-    procs = (Proc(real_redis.url), Proc(real_redis.url))
-    for p in procs:
-        p.start()
-    yield procs
-    for p in procs:
-        p.stop()
+    procs = (Proc(real_redis.url, tmp_path / "p1.log"), Proc(real_redis.url, tmp_path / "p2.log"))
+    try:
+        for p in procs:
+            p.start()
+        yield procs
+    finally:
+        failures = []
+        for p in procs:  # every process is stopped, even when one fails to
+            try:
+                p.stop()
+            except AssertionError as exc:
+                failures.append(str(exc))
+        assert not failures, "\n".join(failures)
 
 
 async def _log(base: str, match: str) -> list[engine.Entry]:
@@ -187,3 +224,67 @@ async def test_a_killed_server_restarts_and_the_match_goes_on(two: tuple[Proc, P
     assert set(acked) <= {e.cid for e in entries}
     await a.close()
     await b.close()
+
+
+async def test_sigterm_stops_a_server_with_viewers_connected(two: tuple[Proc, Proc]) -> None:
+    """Connected viewers of a live, ticking match do not keep a server from stopping:
+    they are told it restarts (1012), and the other process serves the match on."""
+    p1, p2 = two
+    match, (t0, t1) = await new_match(p1.url, "toy", {"turn_ms": 50})
+    reader, idle = await Raw.open(p1.ws), await Raw.open(p1.ws)
+    assert (await reader.hello(match, t0))["type"] == "welcome"
+    assert (await idle.hello(match, t1))["type"] == "welcome"  # and reads nothing more
+    other = await Raw.open(p2.ws)
+    assert (await other.hello(match))["type"] == "welcome"
+    await reader.until(lambda m: m["type"] == "update" and m["seq"] >= 3)
+    took = await asyncio.to_thread(p1.stop)
+    assert took < Proc.STOP_WITHIN
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            await reader.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    # the match goes on in the other process: its clock still ticks
+    seq = (await other.until(lambda m: m["type"] == "update"))["seq"]
+    await other.until(lambda m: m["type"] == "update" and m["seq"] >= seq + 3)
+    await other.close()
+
+
+STUCK_SERVER = """
+import asyncio, contextlib, sys
+import uvicorn
+from starlette.applications import Starlette
+from server.main import _Server
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    yield
+    while True:  # a shutdown step that ignores being cancelled
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(1)
+
+config = uvicorn.Config(Starlette(lifespan=lifespan), port=int(sys.argv[1]), log_level="error")
+_Server(config, stuck_after=1.0).run()
+"""
+
+
+def test_a_server_whose_shutdown_is_stuck_exits_anyway(tmp_path: Path) -> None:
+    port = _free_port()
+    with (tmp_path / "err").open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", STUCK_SERVER, str(port)], stdout=err, stderr=err
+        )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.05)
+        proc.terminate()
+        assert proc.wait(15) == 70
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "shutdown_stuck" in (tmp_path / "err").read_text()
