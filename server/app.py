@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import secrets
 import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
@@ -25,6 +24,7 @@ from projections.registry import GAMES, UnknownGame
 from server import logs
 from server.config import Settings
 from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
+from server.ids import new_seat_token
 from server.store import AppendUnknown, EventStore
 
 log = logs.get("daedalus.server")
@@ -180,7 +180,7 @@ async def claim_seat(request: Request) -> JSONResponse:
     body = await _json_body(request)
     if isinstance(body, JSONResponse):
         return body
-    token = secrets.token_urlsafe(24)
+    token = new_seat_token()
     digest = token_digest(token)
     join = {"seat": body.get("seat"), "name": body.get("name")}
     try:

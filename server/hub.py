@@ -13,7 +13,6 @@ import collections
 import contextlib
 import hashlib
 import os
-import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from projections.contract import Viewer
 from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
+from server.ids import new_match_id
 from server.store import EventStore
 from server.streams import Streams
 
@@ -598,7 +598,7 @@ class Hub:
     ) -> MatchState:
         rules = hosted(game).rules
         for _ in range(5):
-            match_id = secrets.token_urlsafe(9)
+            match_id = new_match_id()
             entry = engine.create_entry(
                 rules, match_id=match_id, variant=variant, options=options,
                 seed=os.urandom(32), ts=now_ms(),

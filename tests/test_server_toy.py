@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -51,6 +52,21 @@ async def test_http_surface(srv: EmbeddedServer) -> None:
         assert status["seats"][1]["name"] == "Ann" and not status["started"]
         assert "target" not in status["game_state"], "the secret stays secret"
         assert (await http.get("/matches/zzz")).status_code == 404
+
+
+async def test_ids_and_tokens_are_letters_and_digits(srv: EmbeddedServer) -> None:
+    """Both are typed on command lines (`daedalus play --match ID --token T`): a leading
+    "-" would be read as an option there, so neither has one, nor "-" or "_" at all."""
+    matches, tokens = set(), set()
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        for _ in range(40):
+            m = (await http.post("/matches", json={"game": "toy"})).json()["match"]
+            seats = [(await http.post(f"/matches/{m}/seats", json={"name": n})).json() for n in "AB"]
+            matches.add(m)
+            tokens.update(s["token"] for s in seats)
+    assert len(matches) == 40 and len(tokens) == 80
+    assert all(re.fullmatch(r"[A-Za-z0-9]{12}", m) for m in matches), matches
+    assert all(re.fullmatch(r"[A-Za-z0-9]{32}", t) for t in tokens), tokens
 
 
 async def test_play_ack_updates_and_spectator(srv: EmbeddedServer) -> None:
