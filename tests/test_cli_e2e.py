@@ -173,31 +173,44 @@ async def _read_until(stream: asyncio.StreamReader, pattern: str, seen: list[str
 
 
 async def test_play_two_people_in_the_terminal() -> None:
+    procs: list[asyncio.subprocess.Process] = []
     async with EmbeddedServer() as srv:
-        def play(*args: str) -> Any:
-            return asyncio.create_subprocess_exec(
+        async def play(*args: str) -> Any:
+            proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "clients.cli", "play", "--server", srv.url, *args,
                 cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
             )
+            procs.append(proc)
+            return proc
 
-        ann = await play("--name", "Ann", "--option", "rounds=1", "--option", "max_rounds=1")
-        ann_out: list[str] = []
-        found = await _read_until(ann.stdout, r"--match (\S+)$", ann_out)
-        match = found.group(1)
-        await _read_until(ann.stdout, r"waiting for seat", ann_out)
-        bob = await play("--match", match, "--name", "Bob")
-        bob_out: list[str] = []
-        await _read_until(bob.stdout, r"round 1 of 1", bob_out)
-        await _read_until(ann.stdout, r"round 1 of 1", ann_out)
+        try:
+            await _two_people_play(play)
+        finally:  # a failed test leaves no client running
+            for proc in procs:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
 
-        ann.stdin.write(b"s grow\nscore grow\n")
-        await ann.stdin.drain()
-        await _read_until(ann.stdout, r"could be Score, Steal", ann_out)
-        await _read_until(ann.stdout, r"^ok$", ann_out)
-        bob.stdin.write(b"claim block:steal\n")
-        await bob.stdin.drain()
-        await _read_until(bob.stdout, r"MATCH OVER: Bob \(seat 1\) wins", bob_out)
-        await _read_until(ann.stdout, r"Bob: Claim \[resolved\], Block\(Steal\) \[resolved\]", ann_out)
-        for proc in (ann, bob):
-            assert await asyncio.wait_for(proc.wait(), 20) == 0
+
+async def _two_people_play(play: Any) -> None:
+    ann = await play("--name", "Ann", "--option", "rounds=1", "--option", "max_rounds=1")
+    ann_out: list[str] = []
+    found = await _read_until(ann.stdout, r"--match (\S+)$", ann_out)
+    match = found.group(1)
+    await _read_until(ann.stdout, r"waiting for seat", ann_out)
+    bob = await play("--match", match, "--name", "Bob")
+    bob_out: list[str] = []
+    await _read_until(bob.stdout, r"round 1 of 1", bob_out)
+    await _read_until(ann.stdout, r"round 1 of 1", ann_out)
+
+    ann.stdin.write(b"s grow\nscore grow\n")
+    await ann.stdin.drain()
+    await _read_until(ann.stdout, r"could be Score, Steal", ann_out)
+    await _read_until(ann.stdout, r"^ok$", ann_out)
+    bob.stdin.write(b"claim block:steal\n")
+    await bob.stdin.drain()
+    await _read_until(bob.stdout, r"MATCH OVER: Bob \(seat 1\) wins", bob_out)
+    await _read_until(ann.stdout, r"Bob: Claim \[resolved\], Block\(Steal\) \[resolved\]", ann_out)
+    for proc in (ann, bob):
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
