@@ -270,13 +270,13 @@ async def _play(args: argparse.Namespace) -> int:
                 show()
                 continue
             if text in ("help", "?"):
-                print(terminal.help if terminal is not None else "type a command as JSON")
+                print(terminal.help if terminal is not None else "type a command as JSON", flush=True)
                 continue
             if text == "history":
-                print("\n".join(history) or "(nothing yet)")
+                print("\n".join(history) or "(nothing yet)", flush=True)
                 continue
             if token is None:
-                print("spectators cannot send commands (help, view, history, quit)")
+                print("spectators cannot send commands (help, view, history, quit)", flush=True)
                 continue
             try:
                 if terminal is not None:
@@ -335,11 +335,12 @@ def _event_lines(terminal: Any, view: dict[str, Any], events: list[dict[str, Any
 
 def _submitted(view: dict[str, Any]) -> bool:
     """Whether the viewer's seat has a submission in (for games whose seats, or whose
-    `me` block, say so)."""
+    `me` block, say so). A `me` block with `can_submit: false` (escaped, no cards left,
+    the vote) has nothing to submit: not reminded of it either."""
     you = view.get("you")
     me = (view.get("game_state") or {}).get("me")
     if isinstance(me, dict) and "submitted" in me:
-        return bool(me["submitted"])
+        return bool(me["submitted"]) or me.get("can_submit") is False
     seats = (view.get("game_state") or {}).get("seats")
     if you is None or not isinstance(seats, list) or you >= len(seats):
         return False
