@@ -273,7 +273,8 @@ async def _play(args: argparse.Namespace) -> int:
                 print(terminal.help if terminal is not None else "type a command as JSON", flush=True)
                 continue
             if text == "history":
-                print("\n".join(history) or "(nothing yet)", flush=True)
+                recalled = terminal.recall(conn.view) if terminal is not None and conn.view else None
+                print("\n".join(history if recalled is None else recalled) or "(nothing yet)", flush=True)
                 continue
             if token is None:
                 print("spectators cannot send commands (help, view, history, quit)", flush=True)

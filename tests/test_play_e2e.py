@@ -194,6 +194,11 @@ async def _memory_maze(launch: Launch) -> None:
     await ann.expect(r"^      last: Bob: \(no moves\) from h8 -> h8$")
     shown = ann.out[ann.at :]
     assert not any("DLD" in line for line in shown), "\n".join(shown)
+    # and `history` keeps nothing the rules deleted either
+    await ann.type("history")
+    await ann.expect(r"^\(this edition deletes each earlier sequence; the latest ones:\)$")
+    await ann.expect(r"^Bob: \(no moves\) from h8 -> h8$")
+    assert not any("DLD" in line for line in ann.out[ann.at :]), "\n".join(ann.out[ann.at :])
     await ann.type("help")
     await ann.expect(r"`pass` \(or `-`\) plays zero moves in a turn")
 

@@ -58,6 +58,12 @@ class Terminal(Protocol):
         """A typed line as a game command (ValueError with a helpful message if not)."""
         ...
 
+    def recall(self, view: dict[str, Any]) -> list[str] | None:
+        """What the `history` command shows: None for every line printed so far, or,
+        where the rules take things back (Memory Maze deletes earlier sequences), only
+        what the view still holds, so the client keeps nothing the rules delete."""
+        ...
+
 
 BOTS: Mapping[str, Mapping[str, BotFactory]] = {
     "five-card-trick": {

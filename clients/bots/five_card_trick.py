@@ -618,6 +618,9 @@ class Terminal:
         lines.append(pot)
         return lines
 
+    def recall(self, view: dict[str, Any]) -> list[str] | None:
+        return None  # nothing shown is ever taken back
+
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
         seat_names = {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
         lines: list[str] = []

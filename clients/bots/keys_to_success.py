@@ -387,6 +387,9 @@ class Terminal:
             out.append(f"  {names.get(r['seat'])}: {r['cards_used']} card(s) used, {went}")
         return out
 
+    def recall(self, view: dict[str, Any]) -> list[str] | None:
+        return None  # nothing shown is ever taken back
+
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
         names = self._names(view)
         lines: list[str] = []

@@ -454,6 +454,16 @@ class Terminal:
             lines.extend("    " + row for row in maze.get("drawing", []))
         return "\n".join(lines)
 
+    def recall(self, view: dict[str, Any]) -> list[str] | None:
+        gs = view.get("game_state") or {}
+        if gs.get("history_kept", True) or view.get("ended"):
+            return None
+        lines = ["(this edition deletes each earlier sequence; the latest ones:)"]
+        for seat in gs.get("seats", []):
+            if seat.get("last") is not None:
+                lines.append(self._attempt_text(view, seat["last"]))
+        return lines
+
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
         names = self._names(view)
         lines: list[str] = []
