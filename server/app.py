@@ -7,7 +7,7 @@ import contextlib
 import re
 import time
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from starlette.applications import Starlette
@@ -40,7 +40,7 @@ CLOSE_TOO_SLOW = 4008
 class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
     match: str
     token: str | None = None
-    since: int = 0
+    since: int | Literal["now"] = 0  # "now": no catch-up, the welcome's view and live updates
     full: bool = False
 
 
@@ -371,7 +371,8 @@ class Connection:
             "role": "auditor" if msg.full else "player" if seat is not None else "spectator",
             "seat": seat,
         }
-        refused = await runner.subscribe(sub, msg.since, welcome)
+        since = None if msg.since == "now" else msg.since
+        refused = await runner.subscribe(sub, since, welcome)
         if refused is not None:
             self.reply(error_frame("bad_since", refused))
             return

@@ -253,14 +253,20 @@ class MatchRunner:
     def view(self, viewer: Viewer) -> dict[str, Any]:
         return match_view(self.hosted.views, self.current, viewer)
 
-    async def subscribe(self, sub: Subscriber, since: int, welcome: dict[str, Any]) -> str | None:
-        """Send the welcome and every update of the viewer's stream after `since`, then
-        the live ones; or say why not (a `since` beyond the stream)."""
+    async def subscribe(
+        self, sub: Subscriber, since: int | None, welcome: dict[str, Any]
+    ) -> str | None:
+        """Send the welcome (with the viewer's view now) and every update of the viewer's
+        stream after `since` (None: none, from now on), then the live ones; or say why
+        not (a `since` beyond the stream)."""
         async with self.lock:
             length = self.streams.length(sub.viewer)
+            if since is None:
+                since = length
             if not 0 <= since <= length:
                 return f"since must be between 0 and {length}, the updates in your stream"
-            sub.queue.push(_encode({**welcome, "seq": length}), bounded=False)
+            view = self.streams.view(sub.viewer)
+            sub.queue.push(_encode({**welcome, "seq": length, "view": view}), bounded=False)
             for frame in self.streams.backlog(sub.viewer, since):
                 sub.queue.push(frame, bounded=False)
             self.subscribers.add(sub)

@@ -92,6 +92,10 @@ class Streams:
         number = bisect.bisect_left(index, seq) + 1
         return self._frame(number, seq, events, match_view(self._views, ms, viewer))
 
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        """`viewer`'s whole view of the match now."""
+        return match_view(self._views, self._current(), viewer)
+
     def backlog(self, viewer: Viewer, since: int) -> list[bytes]:
         """Frames since+1 .. now for a viewer catching up, each with its view as of now."""
         index = self._extend(viewer)

@@ -236,6 +236,47 @@ async def test_resume_loses_and_repeats_nothing(srv: EmbeddedServer) -> None:
     await b.close()
 
 
+async def test_the_welcome_carries_the_view_and_since_now_skips_the_catch_up(
+    srv: EmbeddedServer,
+) -> None:
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        m = (await http.post("/matches", json={"game": "toy"})).json()["match"]
+    early = await Raw.open(srv.ws_url)
+    welcome = await early.hello(m)  # before anyone sat down: no update yet, still a view
+    assert welcome["seq"] == 0 and welcome["view"]["match"] == m
+    assert [s["name"] for s in welcome["view"]["seats"]] == [None, None]
+    await early.close()
+
+    m, (t0, t1) = await new_match(srv.url, "toy", {"turn_ms": 60000})
+    a = await Raw.open(srv.ws_url)
+    await a.hello(m, t0)
+    for i in range(2):
+        await a.command(f"n{i}", {"type": "add", "n": 1})
+        b = await Raw.open(srv.ws_url)
+        await b.hello(m, t1)
+        await b.command(f"m{i}", {"type": "add", "n": 1})
+        await b.close()
+    await a.until(lambda x: x["type"] == "update" and x["view"]["game_state"]["totals"] == [2, 2])
+    full = [x for x in a.seen if x["type"] == "update"]
+    late = await Raw.open(srv.ws_url)
+    welcome = await late.hello(m, t0, since="now")  # type: ignore[arg-type]
+    assert welcome["seq"] == full[-1]["seq"], "the same stream, numbered as ever"
+    assert welcome["view"] == full[-1]["view"]
+    assert welcome["view"]["game_state"]["totals"] == [2, 2]
+    with pytest.raises(TimeoutError):
+        await late.recv(0.3)  # no catch-up
+    await a.command("n2", {"type": "add", "n": 1})
+    live = await late.until(lambda x: x["type"] == "update")
+    assert live["seq"] == welcome["seq"] + 1, "live updates go on from there"
+    await late.send({"type": "hello", "match": m, "since": "later"})
+    assert (await late.until(lambda x: x["type"] == "error"))["code"] in ("bad_message", "already_joined")
+    fresh = await Raw.open(srv.ws_url)
+    await fresh.send({"type": "hello", "match": m, "since": "later"})
+    assert (await fresh.until(lambda x: x["type"] == "error"))["code"] == "bad_message"
+    for c in (a, late, fresh):
+        await c.close()
+
+
 async def test_send_queue_overflow_marks_slow_reader() -> None:
     q = SendQueue(limit=3)
     for i in range(3):
