@@ -237,6 +237,8 @@ async def _play(args: argparse.Namespace) -> int:
                 seat = message.get("seat")
                 who = f"the player in seat {seat}" if seat is not None else "a spectator"
                 print(f"connected to match {match_id} as {who}", flush=True)
+                if message.get("seq") == conn.hello_since:  # no catch-up follows: show it now
+                    show()
             elif kind == "update":
                 live = message["seq"] > (conn.welcome or {}).get("seq", 0)  # not catch-up
                 if live:

@@ -248,6 +248,7 @@ class MatchConnection:
         self.last_seq = since
         self.view: dict[str, Any] | None = None
         self.welcome: dict[str, Any] | None = None
+        self.hello_since = since  # the `since` of the latest hello
         self.resumes = 0
         self.closed = False
         self.close_reason: str | None = None
@@ -414,6 +415,7 @@ class MatchConnection:
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             raise ConnectionFailed("unreachable", f"{self.url}: {exc}") from exc
         hello: dict[str, Any] = {"type": "hello", "match": self.match, "since": self.last_seq}
+        self.hello_since = self.last_seq
         if self.token is not None:
             hello["token"] = self.token
         try:
@@ -434,9 +436,14 @@ class MatchConnection:
             await ws.close()
             raise ConnectionFailed("timeout", "no welcome from the server") from exc
         self._ws = ws
-        self.welcome = message
+        self._welcomed(message)
         await self._inbox.put(message)
         return message
+
+    def _welcomed(self, message: dict[str, Any]) -> None:
+        self.welcome = message
+        if isinstance(message.get("view"), dict):  # the view now, before any catch-up
+            self.view = message["view"]
 
     async def _read_forever(self) -> None:
         try:
@@ -512,7 +519,7 @@ class MatchConnection:
             if future is not None and not future.done():
                 future.set_result(CommandResult.from_message(message))
         elif kind == "welcome":
-            self.welcome = message
+            self._welcomed(message)
         await self._inbox.put(message)
 
     async def _finish(self, reason: str) -> None:
