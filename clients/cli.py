@@ -4,11 +4,13 @@
     daedalus play --server URL [--game G] [--variant V] [--match ID] [--seat N] [--name NAME] [--spectate]
     daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
-    daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify]
+    daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
 
 Extras: `play --option KEY=VALUE` (match options when creating) and `--token T` (come
 back to a seat); `bots --option KEY=VALUE`, `--timeout S` (per match) and `--verify`
-(fetch and verify every finished log). The wire protocol is docs/protocol.md.
+(fetch and verify every finished log); `replay --round N` prints one round (a disputed
+one), `--as SEAT` (or `--as spectator`) what that viewer was shown, update by update, as
+its terminal showed it. The wire protocol is docs/protocol.md.
 
 GAME (and `play --game`) is a hosted game's name, or a variant name that only one hosted
 game has, which then selects that game and variant: `daedalus bots gatekeeping` is
@@ -118,7 +120,30 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("source", metavar="MATCH_ID|LOG_FILE")
     replay.add_argument("--server", default=DEFAULT_SERVER)
     replay.add_argument("--verify", action="store_true")
+    replay.add_argument(
+        "--round", type=int, default=None, dest="round_no", metavar="N",
+        help="print only round N (everything is still folded, and verified with --verify)",
+    )
+    replay.add_argument(
+        "--as", default=None, dest="viewer", metavar="SEAT|spectator", type=_viewer_arg,
+        help="print what this viewer was shown (its updates, numbered as it got them)",
+    )
     return parser
+
+
+def _viewer_arg(text: str) -> Any:
+    """`--as`: a seat number or 'spectator', as a projections Viewer."""
+    from projections.contract import SPECTATOR, Viewer
+
+    if text.strip().lower() == "spectator":
+        return SPECTATOR
+    try:
+        seat = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a seat number or 'spectator'") from None
+    if seat < 0:
+        raise argparse.ArgumentTypeError("a seat number is 0 or more")
+    return Viewer(seat=seat)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -532,7 +557,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except (HttpError, OSError, ValueError) as exc:
         _err(f"daedalus replay: cannot load {source}: {exc}")
         return 1
-    folded = print_replay(entries)
+    folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer)
     if not args.verify:
         return 0 if folded else 1
     return 0 if print_verify(entries) else 1
@@ -543,10 +568,17 @@ async def _fetch_log(server: str, match_id: str) -> list[Any]:
         return await http.log(match_id)
 
 
-def print_replay(entries: Sequence[Any], out: Any = None) -> bool:
-    """Print a log round by round; False (after printing what folded) if it does not fold."""
+def print_replay(
+    entries: Sequence[Any], out: Any = None, *, round_no: int | None = None, viewer: Any = None
+) -> bool:
+    """Print a log round by round; False (after printing what folded) if it does not fold.
+
+    `round_no`: only that round's entries (all are folded). `viewer` (a projections
+    Viewer): not the whole log but that viewer's updates, numbered as it received them,
+    in its terminal's words."""
+    from clients.bots import TERMINALS
     from domain import engine
-    from projections.common import engine_event
+    from projections.common import engine_event, match_view, project_events
     from projections.registry import UnknownGame, hosted
 
     out = out or sys.stdout
@@ -575,7 +607,16 @@ def print_replay(entries: Sequence[Any], out: Any = None) -> bool:
     except engine.IntegrityError as exc:
         say(f"FAILED at {exc}")
         return False
+    if viewer is not None and viewer.seat is not None and viewer.seat >= len(ms.names):
+        say(f"no seat {viewer.seat}: this match has seats 0 to {len(ms.names) - 1}")
+        return False
+    if viewer is not None:
+        who = "a spectator" if viewer.seat is None else f"seat {viewer.seat}"
+        say(f"as {who} saw it (update numbers as {who} received them)")
+    terminal = TERMINALS.get(str(body.get("game")))
     shown_round: int | None = None
+    updates = 0
+    seen_round = round_no is None
     for entry in entries[1:]:
         before = ms
         try:
@@ -583,11 +624,29 @@ def print_replay(entries: Sequence[Any], out: Any = None) -> bool:
         except engine.IntegrityError as exc:
             say(f"FAILED at {exc}")
             return False
-        if before.started:
-            round_ = host.rules.round_of(before.game_state)
-            if round_ != shown_round:
+        round_ = host.rules.round_of(before.game_state) if before.started else None
+        wanted = round_no is None or round_ == round_no
+        seen_round = seen_round or wanted
+        if viewer is not None:
+            events = project_events(host.views, ms, outcome, viewer)
+            if not events:
+                continue
+            updates += 1
+            if not wanted:
+                continue
+            if round_ is not None and round_ != shown_round:
                 say(f"--- round {round_} ---")
                 shown_round = round_
+            say(f"update {updates} +{(entry.ts - before.created) / 1000:.3f}s")
+            view = match_view(host.views, ms, viewer)
+            for line in _event_lines(terminal, view, events):
+                say(f"    {line}")
+            continue
+        if not wanted:
+            continue
+        if round_ is not None and round_ != shown_round:
+            say(f"--- round {round_} ---")
+            shown_round = round_
         say(_entry_line(entry, before, show_body=outcome.rejection is not None or not outcome.events))
         for event in outcome.events:
             projected = engine_event(event)
@@ -600,13 +659,15 @@ def print_replay(entries: Sequence[Any], out: Any = None) -> bool:
             say(f"    rejected ({outcome.rejection.code}): {outcome.rejection.reason}")
         for warning in outcome.warnings:
             say(f"    warning: {warning}")
+    if not seen_round:
+        say(f"no round {round_no} in this log")
     if ms.result is not None:
         r = ms.result
         winner = "draw" if r.winner is None else f"seat {r.winner} ({ms.names[r.winner]})"
         say(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}")
     else:
         say("the log ends before the match does")
-    return True
+    return seen_round
 
 
 def _entry_line(entry: Any, before: Any, *, show_body: bool) -> str:

@@ -417,3 +417,48 @@ async def test_connection_resumes_after_4008_and_resends_pending_commands() -> N
     assert hellos[0]["token"] == "t" and hellos[0]["match"] == "m"
     assert commands[0] == commands[1] and commands[0]["type"] == "command"
     assert seen == [("welcome", 2), ("update", 1), ("update", 2), ("welcome", 2), ("update", 3), ("ack", 3)]
+
+
+def test_replay_one_round_as_each_viewer_saw_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An auditor's view of a disputed round: the whole of it, and what each side and a
+    spectator were shown, numbered as their own streams were."""
+    log = tmp_path / "hand.jsonl"
+    write_log(log, hand_made_log())
+
+    assert cli.main(["replay", str(log), "--round", "2", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "--- round 2 ---" in out and "--- round 1 ---" not in out
+    assert "White takes seat 1" not in out and "Steal [blocked]" in out
+    assert "verify: ok" in out
+
+    # Black (seat 0) in round 2: its stream so far is the two joins (the second starts
+    # the match) and round 1's two updates (its submission; White's with the results),
+    # not White's rejected command...
+    assert cli.main(["replay", str(log), "--round", "2", "--as", "0"]) == 0
+    black = capsys.readouterr().out
+    assert "as seat 0 saw it" in black
+    numbers = [int(n) for n in re.findall(r"^update (\d+) ", black, re.M)]
+    assert numbers == [5, 6], black
+    first = black[black.index("update 5") : black.index("update 6")]
+    assert "you submitted for round 2" in first
+    assert "Claim" not in first, "White's hand is not shown before the results"
+    assert re.search(r"White: .*Claim", black[black.index("update 6") :]), black
+
+    # ...and White's (seat 1) whole stream is numbered 1, 2, 3, ... as it got it
+    assert cli.main(["replay", str(log), "--as", "1"]) == 0
+    white = capsys.readouterr().out
+    numbers = [int(n) for n in re.findall(r"^update (\d+) ", white, re.M)]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert "Black takes seat 0" in white
+
+    assert cli.main(["replay", str(log), "--round", "1", "--as", "spectator"]) == 0
+    watcher = capsys.readouterr().out
+    assert "as a spectator saw it" in watcher
+    assert "Score" not in watcher.split("round 1 results")[0], "nobody's hand before the results"
+
+    assert cli.main(["replay", str(log), "--round", "9"]) == 1
+    assert "no round 9 in this log" in capsys.readouterr().out
+    assert cli.main(["replay", str(log), "--as", "2"]) == 1
+    assert "no seat 2: this match has seats 0 to 1" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli.main(["replay", str(log), "--as", "white"])
