@@ -126,6 +126,7 @@ class MatchRunner:
         self._clock_due: int | None = None
         self._clock_timer: asyncio.TimerHandle | None = None
         self._ticking: asyncio.Task[None] | None = None
+        self._tick_failures = 0  # ticks that failed in a row (the store away)
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
         for sid, entry in entries[1:]:
@@ -401,12 +402,17 @@ class MatchRunner:
             await self.submit(
                 kind="tick", seat=None, key=f"tick:{due}", cid=f"tick:{due}", body={"deadline": due}
             )
+            self._tick_failures = 0
         except asyncio.CancelledError:
             self._ticking = None
             raise
         except Exception as exc:
-            log.warning("tick_error", match=self.match_id, error=repr(exc))
-            await asyncio.sleep(0.2)
+            # Said once, not at every try, while the store is away; tried again after
+            # 0.2 s, then less and less often, at the longest every 5 s.
+            if not self._tick_failures:
+                log.warning("tick_error", match=self.match_id, error=repr(exc))
+            await asyncio.sleep(min(5.0, 0.2 * 2**self._tick_failures))
+            self._tick_failures += 1
         self._ticking = None
         self._arm_clock(again=True)
 
@@ -472,6 +478,8 @@ class Follower:
         self._client_id: int | None = None
         self._reading = 0  # the number of the read in flight (0: none)
         self._reads = 0
+        self._down_since: float | None = None  # loop time of the first failed read
+        self._said_at: float | None = None  # when that was last logged
 
     def add(self, runner: MatchRunner) -> None:
         self.runners[runner.match_id] = runner
@@ -506,6 +514,14 @@ class Follower:
                 if await self.hub.store.unblock(client_id):
                     return
 
+    def _failing(self, now: float, exc: Exception) -> None:
+        """A failed read: said at once, then every 30 s while the store stays away."""
+        if self._down_since is None:
+            self._down_since = now
+        if self._said_at is None or now - self._said_at >= 30:
+            self._said_at = now
+            log.warning("tail_error", error=repr(exc), down_s=round(now - self._down_since, 1))
+
     def _positions(self, now: float) -> dict[str, str]:
         positions = {}
         for match_id, runner in self.runners.items():
@@ -529,6 +545,9 @@ class Follower:
             try:
                 if self._client_id is None:
                     self._client_id = await store.follows_id()
+                    if self._down_since is not None:  # the store answers again
+                        log.info("tail_recovered", after_s=round(loop.time() - self._down_since, 1))
+                        self._down_since = self._said_at = None
                 positions = self._positions(started)
                 if not positions:  # nothing to follow (or only paused matches): wait
                     self._added.clear()
@@ -549,7 +568,7 @@ class Follower:
                 raise
             except Exception as exc:  # the store went away: keep trying
                 self._client_id = None
-                log.warning("tail_error", error=repr(exc))
+                self._failing(loop.time(), exc)
                 await asyncio.sleep(0.5)
                 continue
             rest = self.MIN_INTERVAL - (loop.time() - started)
