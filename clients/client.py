@@ -178,6 +178,10 @@ class ConnectionFailed(Exception):
         self.message = message
 
 
+RETRY_CODES = frozenset({"busy", "store_unavailable"})
+"""Errors that say: the same command, same id, may be sent again later."""
+
+
 @dataclass(frozen=True)
 class CommandResult:
     """The server's answer to one command: an ack, a rejection, or an error naming its id."""
@@ -229,6 +233,9 @@ class MatchConnection:
 
     Commands are paced to COMMAND_RATE a second (after a burst of COMMAND_BURST), so a
     fast bot in a game of quick turns never runs into the server's rate limit."""
+
+    # Pauses before sending a command again after `busy` or `store_unavailable`.
+    RETRY_DELAYS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
 
     def __init__(
         self,
@@ -366,19 +373,30 @@ class MatchConnection:
     async def send_command(
         self, command: dict[str, Any], id: str | None = None, timeout: float | None = 30.0
     ) -> CommandResult:
-        """Send a game command and wait for its ack, rejection or error."""
+        """Send a game command and wait for its ack, rejection or error.
+
+        While the server answers `busy` or `store_unavailable` (its Redis is away for a
+        moment) the command is sent again with the same id, which the server applies once,
+        after each of RETRY_DELAYS; then that error is the result."""
         if self.closed or self._ws is None:
             raise ConnectionError(f"connection ended: {self.close_reason}")
         cid = id if id is not None else self.next_id()
         frame = json.dumps({"type": "command", "id": cid, "command": command})
-        future: asyncio.Future[CommandResult] = asyncio.get_running_loop().create_future()
-        self._pending[cid] = future
         self._pending_frames[cid] = frame
         try:
-            await self._pace()
-            with contextlib.suppress(ConnectionClosed):
-                await self._ws.send(frame)  # if the socket is down, the resume sends it again
-            return await asyncio.wait_for(future, timeout)
+            for delay in (*self.RETRY_DELAYS, None):
+                future: asyncio.Future[CommandResult] = asyncio.get_running_loop().create_future()
+                self._pending[cid] = future
+                await self._pace()
+                ws = self._ws
+                if ws is not None:  # if the socket is down, the resume sends it again
+                    with contextlib.suppress(ConnectionClosed):
+                        await ws.send(frame)
+                result = await asyncio.wait_for(future, timeout)
+                if result.code not in RETRY_CODES or delay is None:
+                    return result
+                await asyncio.sleep(delay)
+            raise AssertionError("unreachable")
         finally:
             self._pending.pop(cid, None)
             self._pending_frames.pop(cid, None)
