@@ -25,7 +25,7 @@ from server import logs
 from server.config import Settings
 from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
 from server.ids import new_seat_token
-from server.store import AppendUnknown, EventStore
+from server.store import UNAVAILABLE, EventStore
 
 log = logs.get("daedalus.server")
 _encode = msgspec.json.Encoder().encode
@@ -99,6 +99,21 @@ async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
     if not isinstance(body, dict):
         return http_error(400, "bad_request", "the body must be a JSON object")
     return body
+
+
+STORE_UNAVAILABLE_COMMAND = (
+    "the match store did not answer, so whether this command was recorded is unknown: "
+    "send it again with the same id (it is applied once)"
+)
+STORE_UNAVAILABLE_HELLO = "the match store did not answer: say hello again in a moment"
+
+
+async def store_unavailable(request: Request, exc: Exception) -> Response:
+    """Any HTTP request that needed Redis while it could not be reached: 503."""
+    log.warning("store_unavailable", path=request.url.path, error=repr(exc))
+    return http_error(
+        503, "store_unavailable", "the match store did not answer: try again in a moment"
+    )
 
 
 async def health(request: Request) -> JSONResponse:
@@ -187,7 +202,7 @@ async def claim_seat(request: Request) -> JSONResponse:
         done = await runner.submit(
             kind="join", seat=None, key=f"join:{digest}", body=join, token_hash=digest
         )
-    except (Busy, AppendUnknown) as exc:
+    except Busy as exc:
         return http_error(503, "busy", str(exc))
     assert done is not None
     if done.outcome.rejection is not None:
@@ -350,15 +365,17 @@ class Connection:
             return
         try:
             runner = await self.hub.runner(msg.match)
+            seat = None if msg.token is None else await runner.seat_of(msg.token)
         except UnknownMatch:
             self.reply(error_frame("unknown_match", f"no match {msg.match!r}"))
             return
-        seat = None
-        if msg.token is not None:
-            seat = await runner.seat_of(msg.token)
-            if seat is None:
-                self.reply(error_frame("bad_token", "that token holds no seat in this match"))
-                return
+        except UNAVAILABLE as exc:
+            log.warning("store_unavailable", match=msg.match, error=repr(exc))
+            self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_HELLO))
+            return
+        if msg.token is not None and seat is None:
+            self.reply(error_frame("bad_token", "that token holds no seat in this match"))
+            return
         if msg.full and not runner.current.ended:
             self.reply(error_frame("match_not_over", "the full view opens when the match is over"))
             return
@@ -404,8 +421,12 @@ class Connection:
                 kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid,
                 body=to_builtins(command),
             )
-        except (Busy, AppendUnknown) as exc:
+        except Busy as exc:
             self.reply(error_frame("busy", str(exc), cid))
+            return
+        except UNAVAILABLE as exc:
+            log.warning("store_unavailable", match=runner.match_id, seat=self.seat, cid=cid, error=repr(exc))
+            self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_COMMAND, cid))
             return
         assert done is not None
         rej = done.outcome.rejection
@@ -494,4 +515,5 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         Route("/matches/{match_id}/log", match_log),
         WebSocketRoute("/ws", websocket_endpoint),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    handlers: dict[Any, Any] = {kind: store_unavailable for kind in UNAVAILABLE}
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)

@@ -73,6 +73,11 @@ class AppendUnknown(Exception):
     """The store could not be reached to learn whether an append happened."""
 
 
+# What a caller of the store sees while Redis cannot be reached (down, restarting, the
+# network): the request is to be tried again later, with the same command id.
+UNAVAILABLE: tuple[type[Exception], ...] = (AppendUnknown, RedisConnectionError, RedisTimeoutError)
+
+
 def _field_e(fields: list[bytes]) -> bytes:
     """Field `e` of a stream entry's [field, value, ...] list (it is the only one)."""
     if fields[0] == b"e":
@@ -198,7 +203,7 @@ class EventStore:
             if status == "dup":
                 return Appended("dup", seq=int(_s(value)))
             return Appended("conflict")
-        raise AppendUnknown(f"match {match_id}: the store did not answer; nothing was appended")
+        raise AppendUnknown(f"match {match_id}: the store did not answer")
 
     def _run_script(self, keys: list[str], args: list[str | bytes]) -> asyncio.Future[Any]:
         """Run the append script once, batched with the other appends of this moment.

@@ -1,0 +1,147 @@
+"""Redis going away mid-match and coming back: clear errors meanwhile, nothing lost."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from clients.client import MatchConnection
+from domain import engine
+from server.config import Settings
+from server.main import EmbeddedServer
+from server.store import EventStore
+from tests import toygame
+from tests.conftest import _free_port
+from tests.wsutil import Raw, new_match
+
+toygame.install()
+
+
+class PrivateRedis:
+    """A redis-server of this test's own (AOF, fsync always), to stop and start again."""
+
+    def __init__(self, directory: Path) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            if os.environ.get("CI"):
+                pytest.fail("CI needs redis-server on PATH")
+            pytest.skip("no redis-server here; CI runs this")
+        self.binary = binary
+        self.dir = directory
+        self.port = _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.dir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    r = PrivateRedis(tmp_path)
+    r.start()
+    yield r
+    r.stop()
+
+
+async def test_a_redis_outage_mid_match_loses_nothing(private_redis: PrivateRedis) -> None:
+    """While Redis is away every request that needs it gets `store_unavailable` (and the
+    websocket stays open); once it is back the same command ids go through, once each."""
+    async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
+        match, (t0, t1) = await new_match(srv.url, "toy", {"turn_ms": 60000})
+        a = await Raw.open(srv.ws_url)
+        await a.hello(match, t0)
+        async with MatchConnection(srv.url, match, token=t1) as b:
+            assert (await a.command("a1", {"type": "add", "n": 1}))["type"] == "ack"
+            assert (await b.send_command({"type": "add", "n": 1}, id="b1")).accepted
+
+            await asyncio.to_thread(private_redis.stop)
+            reply = await a.command("a2", {"type": "add", "n": 2})
+            assert reply["type"] == "error" and reply["code"] == "store_unavailable", reply
+            assert "same id" in reply["message"]
+            await a.send({"type": "ping"})
+            assert (await a.until(lambda m: m["type"] == "pong"))["type"] == "pong"
+            other = await Raw.open(srv.ws_url)
+            refused = await other.hello("NoSuchMatch1")  # not in memory: needs Redis
+            assert refused["code"] == "store_unavailable", refused
+            async with httpx.AsyncClient(base_url=srv.url) as http:
+                r = await http.post("/matches", json={"game": "toy"})
+                assert r.status_code == 503 and r.json()["error"]["code"] == "store_unavailable"
+                assert (await http.get("/health")).status_code == 503
+
+            await asyncio.to_thread(private_redis.start)
+            reply = await a.command("a2", {"type": "add", "n": 2})
+            assert reply["type"] == "ack" and not reply["duplicate"], reply
+            assert (await other.hello("NoSuchMatch1"))["code"] == "unknown_match"
+            await other.close()
+
+            # a second outage: b's client sends its command again by itself until Redis
+            # is back
+            await asyncio.to_thread(private_redis.stop)
+            b_turn = asyncio.create_task(b.send_command({"type": "add", "n": 1}, id="b2"))
+            await asyncio.sleep(0.8)
+            assert not b_turn.done()
+            await asyncio.to_thread(private_redis.start)
+            result = await asyncio.wait_for(b_turn, 15)
+            assert result.accepted and not result.duplicate, result
+            await a.until(lambda m: m["type"] == "update" and m["view"]["game_state"]["totals"] == [3, 2])
+
+        store = EventStore.from_url(private_redis.url)
+        entries = [e for _, e in await store.read(match)]
+        await store.close()
+        cids = [e.cid for e in entries if e.kind == "command"]
+        assert cids == ["a1", "b1", "a2", "b2"], "every acked command, once, in order"
+        assert engine.fold(toygame, entries).seq == len(entries)
+        await a.close()
+
+
+async def test_the_clock_ticks_again_after_an_outage(private_redis: PrivateRedis) -> None:
+    async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
+        match, _tokens = await new_match(srv.url, "toy", {"turn_ms": 200})
+        watcher = await Raw.open(srv.ws_url)
+        await watcher.hello(match)  # followed: its clock runs in this process
+        first = await watcher.until(lambda m: m["type"] == "update" and m["view"]["started"])
+        await asyncio.to_thread(private_redis.stop)
+        await asyncio.sleep(1.5)  # deadlines pass while nothing can be appended
+        await asyncio.to_thread(private_redis.start)
+        later = await watcher.until(
+            lambda m: m["type"] == "update" and m["seq"] >= first["seq"] + 3, timeout=15
+        )
+        assert later["view"]["game_state"]["round"] > first["view"]["game_state"]["round"]
+        await watcher.close()
+    store = EventStore.from_url(private_redis.url)
+    entries = [e for _, e in await store.read(match)]
+    await store.close()
+    ticks = [e for e in entries if e.kind == "tick"]
+    assert len({e.cid for e in ticks}) == len(ticks), "no deadline ticked twice"
+    assert engine.fold(toygame, entries).seq == len(entries)
