@@ -140,7 +140,9 @@ class RandomBot(_Bot):
 
     def message(self, gs: dict[str, Any]) -> str:
         gates = [g["name"] for g in open_gates(gs)]
-        pick = self.rng.choice(gates) if gates else "?"
+        if not gates:  # nothing to go for (the escaped Room has no gates)
+            return self.rng.choice(["good luck", "well played, all"])
+        pick = self.rng.choice(gates)
         return self.rng.choice(
             [f"I'm going for {pick}.", "Anyone want to split the gates?", f"Stay off {pick}, please.", "good luck"]
         )
