@@ -328,8 +328,8 @@ async def _play(args: argparse.Namespace) -> int:
             if left is None or view is None or left > 10 or view["deadline"] in warned:
                 continue
             warned.add(view["deadline"])
-            waiting = token is not None and terminal is not None and not _submitted(view)
-            print(f"({left:.0f} s left{', and you have not submitted' if waiting else ''})", flush=True)
+            waiting = terminal.awaiting(view) if token is not None and terminal is not None else None
+            print(f"({left:.0f} s left{f', and {waiting}' if waiting else ''})", flush=True)
 
     tasks = [
         asyncio.create_task(receive()),
@@ -359,20 +359,6 @@ def _event_lines(terminal: Any, view: dict[str, Any], events: list[dict[str, Any
         else:
             lines.append(json.dumps(event, sort_keys=True))
     return lines
-
-
-def _submitted(view: dict[str, Any]) -> bool:
-    """Whether the viewer's seat has a submission in (for games whose seats, or whose
-    `me` block, say so). A `me` block with `can_submit: false` (escaped, no cards left,
-    the vote) has nothing to submit: not reminded of it either."""
-    you = view.get("you")
-    me = (view.get("game_state") or {}).get("me")
-    if isinstance(me, dict) and "submitted" in me:
-        return bool(me["submitted"]) or me.get("can_submit") is False
-    seats = (view.get("game_state") or {}).get("seats")
-    if you is None or not isinstance(seats, list) or you >= len(seats):
-        return False
-    return bool(seats[you].get("submitted")) if isinstance(seats[you], dict) else False
 
 
 async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str | None, str]:

@@ -462,3 +462,26 @@ def test_replay_one_round_as_each_viewer_saw_it(tmp_path: Path, capsys: pytest.C
     assert "no seat 2: this match has seats 0 to 1" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         cli.main(["replay", str(log), "--as", "white"])
+
+
+def test_each_terminal_says_what_the_clock_waits_for() -> None:
+    from clients.bots import TERMINALS
+
+    fct, mm, kts = TERMINALS["five-card-trick"], TERMINALS["memory-maze"], TERMINALS["keys-to-success"]
+    seats = [{"submitted": True}, {"submitted": False}]
+    base = {"started": True, "ended": False}
+    assert fct.awaiting({**base, "you": 1, "game_state": {"seats": seats}}) == "you have not submitted"
+    assert fct.awaiting({**base, "you": 0, "game_state": {"seats": seats}}) is None
+    assert fct.awaiting({**base, "ended": True, "you": 1, "game_state": {"seats": seats}}) is None
+    assert mm.awaiting({**base, "you": 1, "game_state": {"turns": True, "to_move": 1}}) == "it is your move"
+    assert mm.awaiting({**base, "you": 0, "game_state": {"turns": True, "to_move": 1}}) is None
+    assert mm.awaiting({**base, "you": 0, "game_state": {"turns": False, "to_move": None}}) is None
+    play = {"phase": "play", "me": {"can_submit": True, "submitted": False}}
+    assert kts.awaiting({**base, "you": 3, "game_state": play}) == "you have not submitted"
+    escaped = {"phase": "play", "me": {"can_submit": False, "submitted": False}}
+    assert kts.awaiting({**base, "you": 3, "game_state": escaped}) is None
+    vote = {"phase": "vote", "me": {"vote": None}, "results": {"winners": [3], "losers": [4]}}
+    assert kts.awaiting({**base, "you": 3, "game_state": vote}) == "you have not voted"
+    assert kts.awaiting({**base, "you": 4, "game_state": vote}) is None
+    voted = {**vote, "me": {"vote": 4}}
+    assert kts.awaiting({**base, "you": 3, "game_state": voted}) is None

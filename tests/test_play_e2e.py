@@ -332,11 +332,12 @@ async def _pat_plays(pat: Term) -> None:
 
     ended = await pat.expect(r"^\* play is over after round \d: winners Pat, losers (b\d+(?:, b\d+)+)$")
     losers = [int(name[1:]) for name in ended.group(1).split(", ")]
-    # The vote window is under 10 s: the terminal says so, and not that Pat, who has
-    # nothing to submit any more, has not submitted. (The reminder follows the latest
-    # view, which may come before the lines of the update that brought it.)
+    # The vote window is under 10 s: the terminal says so, and that Pat, a winner, has
+    # not voted (not that he, who has nothing to submit any more, has not submitted).
+    # (The reminder follows the latest view, which may come before the lines of the
+    # update that brought it.)
     pat.at = escaped
-    await pat.expect(r"^\(\d+ s left\)$")
+    await pat.expect(r"^\(\d+ s left, and you have not voted\)$")
     assert "not submitted" not in pat.text()[len(pat.text(escaped)) :], pat.text()
     await pat.type("vote 0")
     await pat.expect(r"^! rejected \(not_a_loser\): ")

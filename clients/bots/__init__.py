@@ -58,6 +58,11 @@ class Terminal(Protocol):
         """A typed line as a game command (ValueError with a helpful message if not)."""
         ...
 
+    def awaiting(self, view: dict[str, Any]) -> str | None:
+        """What the clock is waiting for from the viewer, for the reminder before a
+        deadline ("you have not voted"), or None if nothing."""
+        ...
+
     def recall(self, view: dict[str, Any]) -> list[str] | None:
         """What the `history` command shows: None for every line printed so far, or,
         where the rules take things back (Memory Maze deletes earlier sequences), only

@@ -618,6 +618,13 @@ class Terminal:
         lines.append(pot)
         return lines
 
+    def awaiting(self, view: dict[str, Any]) -> str | None:
+        seats = (view.get("game_state") or {}).get("seats") or []
+        you = view.get("you")
+        if not view.get("started") or view.get("ended") or you is None or you >= len(seats):
+            return None
+        return None if seats[you].get("submitted") else "you have not submitted"
+
     def recall(self, view: dict[str, Any]) -> list[str] | None:
         return None  # nothing shown is ever taken back
 

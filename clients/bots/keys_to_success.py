@@ -389,6 +389,18 @@ class Terminal:
             out.append(f"  {names.get(r['seat'])}: {r['cards_used']} card(s) used, {went}")
         return out
 
+    def awaiting(self, view: dict[str, Any]) -> str | None:
+        gs = view.get("game_state") or {}
+        me = gs.get("me") or {}
+        if view.get("ended") or view.get("you") is None:
+            return None
+        if gs.get("phase") == "play" and me.get("can_submit") and not me.get("submitted"):
+            return "you have not submitted"
+        winners = (gs.get("results") or {}).get("winners", ())
+        if gs.get("phase") == "vote" and view["you"] in winners and me.get("vote") is None:
+            return "you have not voted"
+        return None
+
     def recall(self, view: dict[str, Any]) -> list[str] | None:
         return None  # nothing shown is ever taken back
 

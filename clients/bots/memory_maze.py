@@ -454,6 +454,12 @@ class Terminal:
             lines.extend("    " + row for row in maze.get("drawing", []))
         return "\n".join(lines)
 
+    def awaiting(self, view: dict[str, Any]) -> str | None:
+        gs = view.get("game_state") or {}
+        if view.get("ended") or view.get("you") is None or not gs.get("turns"):
+            return None  # crazy: no turns, nothing to wait for
+        return "it is your move" if gs.get("to_move") == view["you"] else None
+
     def recall(self, view: dict[str, Any]) -> list[str] | None:
         gs = view.get("game_state") or {}
         if gs.get("history_kept", True) or view.get("ended"):
