@@ -31,6 +31,8 @@ log = logs.get("daedalus.server")
 _encode = msgspec.json.Encoder().encode
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A seat token a client chose (to claim a seat safely again after a lost answer).
+CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 CLOSE_TOO_SLOW = 4008
 
 
@@ -195,7 +197,19 @@ async def claim_seat(request: Request) -> JSONResponse:
     body = await _json_body(request)
     if isinstance(body, JSONResponse):
         return body
-    token = new_seat_token()
+    token = body.get("token")
+    if token is None:
+        token = new_seat_token()
+    elif not isinstance(token, str) or not CLIENT_TOKEN.match(token):
+        return http_error(
+            400, "bad_token", "a token of your own is 32 to 128 letters, digits, '-' or '_'"
+        )
+    else:
+        # A claim sent again with the same token (its answer was lost) gets the same
+        # seat, not a second one, and not a refusal because the match is now full.
+        held = await runner.seat_of(token)
+        if held is not None:
+            return _seated(runner, held, token, duplicate=True)
     digest = token_digest(token)
     join = {"seat": body.get("seat"), "name": body.get("name")}
     try:
@@ -206,12 +220,22 @@ async def claim_seat(request: Request) -> JSONResponse:
         return http_error(503, "busy", str(exc))
     assert done is not None
     if done.outcome.rejection is not None:
+        held = await runner.seat_of(token)  # the same claim, sent twice at once, landed
+        if held is not None:
+            return _seated(runner, held, token, duplicate=True)
         rej = done.outcome.rejection
         status = 409 if rej.code in ("seat_taken", "match_started") else 400
         return http_error(status, rej.code, rej.reason)
     seat = next(e.seat for e in done.outcome.events if isinstance(e, engine.SeatTaken))
     log.info("seat_claimed", match=runner.match_id, seat=seat)
-    return JSONResponse({"match": runner.match_id, "seat": seat, "token": token}, status_code=201)
+    return _seated(runner, seat, token, duplicate=done.duplicate)
+
+
+def _seated(runner: MatchRunner, seat: int, token: str, *, duplicate: bool) -> JSONResponse:
+    return JSONResponse(
+        {"match": runner.match_id, "seat": seat, "token": token, "duplicate": duplicate},
+        status_code=201,
+    )
 
 
 async def match_status(request: Request) -> JSONResponse:

@@ -69,6 +69,34 @@ async def test_ids_and_tokens_are_letters_and_digits(srv: EmbeddedServer) -> Non
     assert all(re.fullmatch(r"[A-Za-z0-9]{32}", t) for t in tokens), tokens
 
 
+async def test_a_seat_claimed_again_with_its_own_token_is_the_same_seat(srv: EmbeddedServer) -> None:
+    """A client may choose its token: sent again (its answer was lost), the claim gets
+    the seat it already has, even once the match is full and has started."""
+    mine, theirs = "A" * 16 + "b-_9" * 4, "z" * 40
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        m = (await http.post("/matches", json={"game": "toy"})).json()["match"]
+        first = await http.post(f"/matches/{m}/seats", json={"name": "Ann", "token": mine})
+        assert first.status_code == 201 and first.json()["token"] == mine
+        assert first.json()["duplicate"] is False
+        again = await http.post(f"/matches/{m}/seats", json={"name": "Ann", "token": mine})
+        assert again.status_code == 201
+        assert again.json() == {**first.json(), "duplicate": True}
+        other = await http.post(f"/matches/{m}/seats", json={"name": "Bob", "token": theirs})
+        assert other.json()["seat"] == 1 - first.json()["seat"]
+        status = (await http.get(f"/matches/{m}")).json()
+        assert status["started"] and [s["name"] for s in status["seats"]].count("Ann") == 1
+        late = await http.post(f"/matches/{m}/seats", json={"name": "Bob", "token": theirs})
+        assert late.status_code == 201 and late.json()["seat"] == other.json()["seat"]
+        full = await http.post(f"/matches/{m}/seats", json={"name": "Cy"})
+        assert full.status_code == 409 and full.json()["error"]["code"] == "match_started"
+        for bad in ("short", "x" * 129, "has space" * 4, 7):
+            r = await http.post(f"/matches/{m}/seats", json={"name": "Cy", "token": bad})
+            assert r.status_code == 400 and r.json()["error"]["code"] == "bad_token", bad
+    c = await Raw.open(srv.ws_url)
+    assert (await c.hello(m, mine))["seat"] == first.json()["seat"]
+    await c.close()
+
+
 async def test_play_ack_updates_and_spectator(srv: EmbeddedServer) -> None:
     m, (t0, t1) = await new_match(srv.url, "toy", {"turn_ms": 60000})
     a, b, spec = [await Raw.open(srv.ws_url) for _ in range(3)]
