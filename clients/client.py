@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import json
 import secrets
+import string
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,8 +99,21 @@ class HttpError(Exception):
         self.message = message
 
 
+RETRY_CODES = frozenset({"busy", "store_unavailable"})
+"""Errors that say: the same command, same id, may be sent again later."""
+RETRY_DELAYS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
+"""Pauses before sending a request again after one of those (about 8 s in all)."""
+
+
+def new_token() -> str:
+    """A seat token of this client's own: 32 random letters and digits (190 bits)."""
+    return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
+
+
 class DaedalusHttp:
     """The server's HTTP endpoints. Use as an async context manager (or call aclose())."""
+
+    RETRY_DELAYS = RETRY_DELAYS
 
     def __init__(self, base_url: str = DEFAULT_SERVER, *, timeout: float = 10.0) -> None:
         self.base_url = endpoints(base_url)[0]
@@ -147,12 +161,23 @@ class DaedalusHttp:
         return created
 
     async def claim_seat(self, match: str, name: str, seat: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"name": name}
+        """Take a seat: {"match", "seat", "token", ...}. The token is chosen here, so a
+        claim whose answer is lost (no connection, 503) is sent again with the same one
+        after each of RETRY_DELAYS, and the server answers with the same seat."""
+        body: dict[str, Any] = {"name": name, "token": new_token()}
         if seat is not None:
             body["seat"] = seat
-        response = await self._request("POST", f"/matches/{match}/seats", body)
-        claimed: dict[str, Any] = response.json()
-        return claimed
+        for delay in (*self.RETRY_DELAYS, None):
+            try:
+                response = await self._request("POST", f"/matches/{match}/seats", body)
+            except (ConnectionError, HttpError) as exc:
+                if delay is None or (isinstance(exc, HttpError) and exc.status != 503):
+                    raise
+                await asyncio.sleep(delay)
+                continue
+            claimed: dict[str, Any] = response.json()
+            return claimed
+        raise AssertionError("unreachable")
 
     async def status(self, match: str) -> dict[str, Any]:
         """The public (spectator) view of the match, with its "seq"."""
@@ -178,8 +203,6 @@ class ConnectionFailed(Exception):
         self.message = message
 
 
-RETRY_CODES = frozenset({"busy", "store_unavailable"})
-"""Errors that say: the same command, same id, may be sent again later."""
 
 
 @dataclass(frozen=True)
@@ -234,8 +257,7 @@ class MatchConnection:
     Commands are paced to COMMAND_RATE a second (after a burst of COMMAND_BURST), so a
     fast bot in a game of quick turns never runs into the server's rate limit."""
 
-    # Pauses before sending a command again after `busy` or `store_unavailable`.
-    RETRY_DELAYS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
+    RETRY_DELAYS = RETRY_DELAYS
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from clients.client import MatchConnection
+from clients.client import DaedalusHttp, MatchConnection
 from domain import engine
 from server.config import Settings
 from server.main import EmbeddedServer
@@ -145,3 +145,22 @@ async def test_the_clock_ticks_again_after_an_outage(private_redis: PrivateRedis
     ticks = [e for e in entries if e.kind == "tick"]
     assert len({e.cid for e in ticks}) == len(ticks), "no deadline ticked twice"
     assert engine.fold(toygame, entries).seq == len(entries)
+
+
+async def test_a_seat_claimed_while_redis_restarts_is_claimed_once(
+    private_redis: PrivateRedis,
+) -> None:
+    async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
+        async with DaedalusHttp(srv.url) as http:
+            match = (await http.create_match("toy"))["match"]
+            await asyncio.to_thread(private_redis.stop)
+            claim = asyncio.create_task(http.claim_seat(match, "Ann"))
+            await asyncio.sleep(0.8)
+            assert not claim.done()  # answered 503 so far, and sent again
+            await asyncio.to_thread(private_redis.start)
+            claimed = await asyncio.wait_for(claim, 15)
+            status = await http.status(match)
+        assert [s["name"] for s in status["seats"]] == ["Ann", None]
+        a = await Raw.open(srv.ws_url)
+        assert (await a.hello(match, claimed["token"]))["seat"] == claimed["seat"] == 0
+        await a.close()
