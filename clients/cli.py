@@ -692,6 +692,10 @@ def print_verify(entries: list[Any], out: Any = None) -> bool:
     out = out or sys.stdout
     checked = verify(rules_by_name(), entries)
     if checked.ok:
+        if checked.setup == "seed":
+            print("setup: drawn again from the revealed seed, and the same", file=out)
+        elif checked.setup == "host":
+            print("setup: given by the match's host, not drawn from the seed", file=out)
         print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
         return True
     where = f"entry {checked.failed_seq}"

@@ -79,7 +79,10 @@ class Game(Protocol):
     def make_setup(self, options: Any, rng: Rng) -> Any:
         """The secret setup (JSON-ready builtins) drawn from the seed; {} if none.
 
-        It is recorded in the log, so replay never regenerates it."""
+        It is recorded in the log, so replay never depends on regenerating it; `verify`
+        draws it again to show it was not picked by hand. A game whose setup may be given
+        instead (a host's own maze) says which with an optional
+        `seeded_setup(setup) -> bool`; a given one is reported as such, not redrawn."""
         ...
 
     def initial_state(self, options: Any, setup: Any, seed: bytes) -> Any: ...

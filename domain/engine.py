@@ -418,6 +418,9 @@ class Verified(msgspec.Struct, frozen=True):
     failure: str | None = None
     failed_seq: int | None = None
     failed_round: int | None = None
+    # "seed": the setup is what the rules' generator draws from the revealed seed;
+    # "host": the game says it was given (a host's own maze), not drawn.
+    setup: str | None = None
 
 
 def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
@@ -439,6 +442,7 @@ def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
         )
     try:
         ms = open_match(rules, first)
+        setup = _setup_source(rules, ms)
         for entry in entries[1:]:
             ms, _ = apply(ms, entry)
     except IntegrityError as exc:
@@ -446,7 +450,24 @@ def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
             False, len(entries), commitment=first.body.get("commitment"),
             failure=str(exc), failed_seq=exc.seq, failed_round=exc.round,
         )
-    return Verified(True, len(entries), commitment=ms.commitment)
+    return Verified(True, len(entries), commitment=ms.commitment, setup=setup)
+
+
+def _setup_source(rules: Game, ms: MatchState) -> str:
+    """Whether the recorded setup is what the rules draw from the seed ("seed"), or one
+    the game says was given ("host"); IntegrityError if it claims the seed and is not.
+
+    The commitment shows the setup did not change during the match; this shows it was
+    not picked by hand either (under the recorded rules version's generator)."""
+    seeded = getattr(rules, "seeded_setup", None)
+    if seeded is not None and not seeded(ms.setup):
+        return "host"
+    drawn = rules.make_setup(ms.options, Rng(bytes.fromhex(ms.seed), "setup"))
+    if canonical(drawn) != canonical(ms.setup):
+        raise IntegrityError(
+            1, None, f"the setup is not what the seed draws under rules {ms.rules_version}"
+        )
+    return "seed"
 
 
 __all__ = [

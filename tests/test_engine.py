@@ -181,6 +181,31 @@ def test_verify_checks_the_commitment_and_rules_version() -> None:
     assert not result.ok and "rules toy-0" in (result.failure or "")
 
 
+def test_verify_draws_the_setup_again_from_the_seed() -> None:
+    """A server that picked the setup by hand (and committed to it honestly, before
+    play) is still caught: the setup is not what the seed draws."""
+    log, ms = started()
+    assert _verify(log).setup == "seed"
+    drawn = log[0].body["setup"]["target"]
+    picked = {"target": 5 if drawn != 5 else 6}
+    body = dict(log[0].body, setup=picked)
+    body["commitment"] = engine.commitment_of(body["seed"], picked)
+    forged = engine.seal(
+        engine.GENESIS_HEAD, seq=1, ts=log[0].ts, kind="create", seat=None, cid="create",
+        body=body, outcome=engine.Outcome(),
+    )
+    ms = engine.open_match(toygame, forged)  # it folds: only verify draws the setup
+    rest = []
+    for entry in log[1:]:
+        entry, ms, _ = engine.propose(
+            ms, kind=entry.kind, seat=entry.seat, cid=entry.cid, body=entry.body, ts=entry.ts
+        )
+        rest.append(entry)
+    result = _verify([forged, *rest])
+    assert not result.ok and result.failed_seq == 1
+    assert "not what the seed draws under rules toy-1" in (result.failure or "")
+
+
 def test_apply_refuses_gaps() -> None:
     _log, ms = started()
     entry, _, _ = engine.propose(ms, kind="tick", seat=None, cid="t", body={}, ts=9000)

@@ -853,6 +853,14 @@ def test_replay_draws_the_maze_and_both_paths() -> None:
     won = "\n".join(views.audit_drawing(ms.game_state, ms.result.winner))
     assert "@" in won and "?" not in won  # the winner visited every corner
     assert "bonks at move" in text and "verify: ok" in text
+    assert "setup: drawn again from the revealed seed, and the same" in text
+
+
+def test_verify_draws_a_seeded_maze_again_and_names_a_host_maze() -> None:
+    seeded = MmMatch("minos")
+    assert engine.verify(rules_by_name(), seeded.entries).setup == "seed"
+    hosted = MmMatch("minos", maze=maze("minos", [("a2", "a3"), ("c4", "d4")]))
+    assert engine.verify(rules_by_name(), hosted.entries).setup == "host"
 
 
 def test_describe_names_the_wall_of_a_bonk() -> None:

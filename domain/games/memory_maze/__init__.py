@@ -260,6 +260,12 @@ def make_setup(options: Options, rng: Rng) -> Any:
     return {"size": n, "symmetry": axis, "source": source, "drawing": render(maze)}
 
 
+def seeded_setup(setup: Any) -> bool:
+    """Whether the maze was drawn from the seed (a host's own is not): `replay --verify`
+    then draws it again to check."""
+    return bool(setup.get("source") == "seed")
+
+
 def maze_of(setup: Any, variant: str) -> Maze:
     return parse(setup["drawing"], SIZE[variant], AXIS[variant], colored=variant == "crazy")
 
