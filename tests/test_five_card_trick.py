@@ -31,7 +31,7 @@ from tests.fct_helpers import FctMatch, encoded, statuses
 
 def test_module_identity() -> None:
     assert fct.name == "five-card-trick"
-    assert fct.rules_version == "fct-1"
+    assert fct.rules_version == "fct-2"
     assert [v.name for v in fct.variants] == ["dm12", "gauntlet", "setnas-curse", "final"]
     assert fct.default_variant == "dm12"
     assert fct.seat_count(fct.configure("dm12", {})) == 2
@@ -651,6 +651,23 @@ def test_final_claim_priority_not_eligible() -> None:
     out = m.use_item(1, "claim_priority", round=m.gs.round - 1)
     assert out.rejection is not None and out.rejection.code == "wrong_round"
     assert m.use_item(1, "claim_priority").rejection is None
+
+
+def test_final_claim_priority_takes_only_the_pot_tied_for() -> None:
+    """"you may use this item to take the Pot": the pot both Claims tied for. Once one
+    holder has taken it, the refilled 1-chip pot is a new pot nobody tied for, so a second
+    holder (possible with the `items` option) can no longer use Claim Priority."""
+    m = FctMatch("final", items=[["claim_priority"], ["claim_priority"]])
+    r = m.play(["claim", "grow"], ["claim"])
+    assert r.seats[0].priority and r.seats[1].priority and m.gs.pot == 2
+    assert m.use_item(1, "claim_priority").rejection is None
+    assert m.chips() == (0, 2) and m.gs.pot == 1
+    late = m.use_item(0, "claim_priority")
+    assert late.rejection is not None and late.rejection.code == "not_eligible"
+    assert "already taken" in late.rejection.reason
+    assert m.chips() == (0, 2) and m.gs.pot == 1
+    assert m.gs.seats[0].items == ("claim_priority",)  # not used up
+    assert not views.view(m.ms, Viewer(seat=0))["seats"][0]["claim_priority_available"]
 
 
 def test_final_blocked_steal_keeps_priority() -> None:

@@ -34,7 +34,9 @@ from domain.rng import Rng
 
 name: str = "five-card-trick"
 title: str = "Five-Card Trick"
-rules_version: str = "fct-1"
+# fct-2: Claim Priority takes only the pot the Claims tied for (with both seats holding
+# the item, the second may no longer use it on the refilled pot).
+rules_version: str = "fct-2"
 
 variants: Sequence[VariantInfo] = (
     VariantInfo(
@@ -791,6 +793,12 @@ def _use_item(state: State, seat: int, cmd: UseItem, now: int) -> Decision:
     unavailable = _unavailable(holder, item)
     if unavailable is not None:
         return unavailable
+    last = state.last
+    if not holder.priority and last is not None and last.seats[seat].priority:
+        return Rejection(
+            "not_eligible",
+            "the pot the Claims tied for was already taken with Claim Priority",
+        )
     if not holder.priority:
         return Rejection(
             "not_eligible",
@@ -886,14 +894,13 @@ def evolve(state: State, event: Any) -> State:
             chips=event.chips,
             items=tuple(i for i in holder.items if i != "claim_priority"),
             used=(*holder.used, "claim_priority"),
-            priority=False,
         )
-        return rep(
-            state,
-            seats=_replace_seat(state, event.seat, new),
-            pot=event.pot_after,
-            deadline=event.deadline,
+        # The pot both Claims tied for is gone; the refilled pot is nobody's to take by
+        # priority, so the chance lapses for both seats (both may hold the item).
+        lapsed = tuple(
+            rep(s, priority=False) for s in _replace_seat(state, event.seat, new)
         )
+        return rep(state, seats=lapsed, pot=event.pot_after, deadline=event.deadline)
     if isinstance(event, Extended):
         return rep(state, end_round=event.until)
     if isinstance(event, GameOver):
