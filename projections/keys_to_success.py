@@ -9,17 +9,17 @@ During play a player sees, and nothing more:
 
 Nothing about another level reaches a player, not even that something happened there:
 an event of another level (a submission, a chat message) projects to None, so the entry
-sends the player no update at all. (The update's `seq` is a global log position, so the
-gaps between a player's seqs still count the entries it did not see: see "Known limits"
-in docs/rules/keys-to-success.md.)
+sends the player no update at all. (Each viewer's updates are numbered in its own stream,
+server/streams.py, so no gap counts the entries it did not see: see "Known limits" in
+docs/rules/keys-to-success.md.)
 
 Spectators, during play, see only what every player knows: the layout, the round and
 its clock (anyone may watch, players included, so a spectator view may hold no more than
 the least-informed player's). When play ends all restrictions lift: from the `play_ended`
-entry on every viewer sees everything (levels, cards, garnets, every round's plays, the
-chat), except the winners' votes, which stay with each voter until the Elimination
-Candidate is decided. Full viewers (auditors, and everyone once the match has ended) see
-everything.
+entry on every viewer sees everything (levels, cards, garnets, every round's plays, and
+one chat channel for everyone; play's level channels are not re-sent), except the
+winners' votes, which stay with each voter until the Elimination Candidate is decided.
+Full viewers (auditors, and everyone once the match has ended) see everything.
 """
 
 from __future__ import annotations

@@ -519,6 +519,25 @@ def test_a_late_three_pass_player_wins_and_is_no_loser() -> None:
     assert m.gs.phase == "vote"
 
 
+def test_everyone_escaped_the_last_are_looked_for_without_the_three_pass_players() -> None:
+    """"If nobody failed to escape, the losers will be those who were last to escape (This
+    excludes players who entered at least 3 Pass gates)": the three-Pass players are left
+    out first, then the latest round is looked for among the rest. Here the last round's
+    escapers (2 and 3) are both three-Pass winners, so seat 1, the last of the others, loses.
+    """
+    late = "A:pass B:pass C:open D:open\nE:pass F:pass G:open H:open\nI:pass J:pass K:open L:open"
+    m = KtsMatch(seats=4, layout=late)
+    m.round_({0: ("C", [1]), 1: ("D", [1]), 2: ("A", [1]), 3: ("B", [1])})
+    m.round_({0: ("G", [2]), 1: ("G", [1]), 2: ("E", [1]), 3: ("F", [1])})
+    m.round_({0: ("K", [1]), 1: ("G", [1]), 2: ("L", [1]), 3: ("L", [1])})  # 0 escapes first
+    m.round_({1: ("K", [1]), 2: ("L", [1]), 3: ("L", [1])})  # 1 escapes; 2 and 3 tie at L
+    m.round_({2: ("I", [2]), 3: ("J", [2])})  # both through their third Pass gate
+    over = m.gs.finished
+    assert over is not None and over.escaped == (3, 4, 5, 5) and over.passes == (0, 0, 3, 3)
+    assert over.winners == (0, 2, 3) and over.losers == (1,)
+    assert over.ec == 1 and over.ec_by == "only_loser"
+
+
 def test_nobody_failed_and_everyone_escaped_together_means_no_loser() -> None:
     m = KtsMatch(seats=3, layout="A:open B:open C:open")
     m.round_({0: ("A", [1]), 1: ("B", [1]), 2: ("C", [1])})
@@ -788,6 +807,36 @@ def test_when_play_ends_all_restrictions_lift_but_votes_stay_secret() -> None:
     m.vote(1, 3)
     assert m.ms.ended
     assert match_view(views, m.ms, Viewer(seat=4))["game_state"]["players"][1]["vote"] == 3
+
+
+def test_a_vote_event_names_its_candidate_only_to_the_voter_until_the_ec() -> None:
+    m = vote_match()
+    out = m.vote(0, 3)
+    for viewer in (Viewer(seat=1), Viewer(seat=3), SPECTATOR):
+        assert project_events(views, m.ms, out, viewer) == [{"type": "vote_cast", "seat": 0, "at": m.ts}]
+    assert project_events(views, m.ms, out, Viewer(seat=0))[0]["candidate"] == 3
+    assert project_events(views, m.ms, out, AUDITOR)[0]["candidate"] == 3
+    out = m.vote(1, 4)  # the last vote decides the EC: now everyone sees every vote
+    for viewer in (Viewer(seat=3), SPECTATOR):
+        events = project_events(views, m.ms, out, viewer)
+        assert events[0]["candidate"] == 4
+        over = next(e for e in events if e["type"] == "game_over")
+        assert over["votes"] == [3, 4, None, None, None, None]
+
+
+def test_after_play_the_view_holds_the_open_channel_not_the_old_level_channels() -> None:
+    """Play's level channels are not re-sent when restrictions lift: each player keeps what
+    it received; from `play_ended` on there is one channel for everyone."""
+    m = KtsMatch(seats=6, layout=VOTE_LAYOUT)
+    m.round_({0: ("A", [1]), 1: ("B", [1]), 2: ("C", [1]), 3: ("D", [1]), 4: ("A", list(HAND)), 5: ("A", list(HAND))})
+    m.chat(0, "inner level only")
+    m.round_({0: ("E", [1]), 1: ("F", [1]), 2: ("G", list(HAND[1:])), 3: ("G", list(HAND[1:]))})
+    assert m.gs.phase == "vote"
+    for viewer in (Viewer(seat=0), Viewer(seat=4), SPECTATOR, AUDITOR):
+        assert views.view(m.ms, viewer)["chat"] == []
+    m.chat(4, "open now")
+    for viewer in (Viewer(seat=0), Viewer(seat=4), SPECTATOR):
+        assert [c["text"] for c in views.view(m.ms, viewer)["chat"]] == ["open now"]
 
 
 def test_projections_are_json_for_every_viewer() -> None:

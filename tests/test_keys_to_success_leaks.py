@@ -4,10 +4,10 @@ Two worlds are played side by side through the engine from the same seed. In bot
 players in one player P's level do exactly the same things (same submissions, same chat,
 at the same log times); everyone outside P's level acts independently in each world:
 other gates, other card values, missed rounds, chat or none, rejected commands. Then the
-update frames P receives (built exactly as server/hub.py's MatchRunner.frame builds
-them, without the global `seq`: see the rules page, "Known limits") must be the same
-bytes in both worlds, and so must a spectator's, including which entries send a frame
-at all.
+update frames P receives (built exactly as the server builds them: server/hub.py's
+MatchRunner and server/streams.py, `seq` included, since each viewer's stream is numbered
+on its own; see the rules page, "Known limits") must be the same bytes in both worlds,
+and so must a spectator's, including which entries send a frame at all.
 
 That holds until something P may legitimately learn differs: who is in its level, its
 level's gates, how many cards its level-mates used and who went through which gate, its
