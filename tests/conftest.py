@@ -26,6 +26,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_for_port(port: int, seconds: float = 10) -> bool:
+    """Whether something listens on loopback `port` within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
 class RedisServer:
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
@@ -45,14 +57,7 @@ class RedisServer:
              "--appendonly", "yes", "--appendfsync", "always", "--dir", self.dir],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.05)
-        else:
+        if not wait_for_port(port):
             raise RuntimeError("redis-server did not start")
         self.url = f"redis://127.0.0.1:{port}/0"
 

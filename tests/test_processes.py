@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from domain import engine
 from tests import toygame
-from tests.conftest import RedisServer, _free_port
+from tests.conftest import RedisServer, _free_port, wait_for_port
 from tests.wsutil import Raw, new_match
 
 
@@ -40,13 +39,8 @@ class Proc:
                 [sys.executable, "-m", "tests.serve_toy", str(self.port), self.redis_url],
                 env=env, stderr=stderr,
             )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
+        if wait_for_port(self.port, 20):
+            return
         self.proc.kill()
         raise RuntimeError(f"server process did not start:\n{self.output()}")
 
@@ -274,14 +268,7 @@ def test_a_server_whose_shutdown_is_stuck_exits_anyway(tmp_path: Path) -> None:
             [sys.executable, "-c", STUCK_SERVER, str(port)], stdout=err, stderr=err
         )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+        assert wait_for_port(port, 20), "the server did not start"
         proc.terminate()
         assert proc.wait(15) == 70
     finally:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from server.config import Settings
 from server.main import EmbeddedServer
 from server.store import EventStore
 from tests import toygame
-from tests.conftest import _free_port
+from tests.conftest import _free_port, wait_for_port
 from tests.wsutil import Raw, new_match
 
 toygame.install()
@@ -50,14 +48,8 @@ class PrivateRedis:
              "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.dir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        if not wait_for_port(self.port):
+            raise RuntimeError("redis-server did not start")
 
     def stop(self) -> None:
         if self.proc is not None:
