@@ -930,3 +930,24 @@ def test_hidden_choice_gives_the_opponent_identical_bytes(
     assert a.rejection is None and b.rejection is None
     for viewer in (Viewer(seat=1), SPECTATOR):
         assert _everything_seen(matches[0], viewer) == _everything_seen(matches[1], viewer)
+
+
+def test_without_early_close_a_round_waits_for_its_deadline() -> None:
+    """dm12: 'You may change your submission up to the deadline.' With early_close off,
+    both submissions in do not end the round; either may still be replaced, and the
+    last ones count when the deadline passes."""
+    m = FctMatch(early_close=False)
+    deadline = m.gs.deadline
+    assert deadline is not None
+    assert m.submit(0, ["score", "grow"]).rejection is None
+    out = m.submit(1, ["claim"])
+    assert out.rejection is None
+    assert not any(isinstance(e, RoundResolved) for e in out.events)
+    assert m.gs.round == 1 and m.gs.seats[1].pending is not None
+    assert m.submit(0, ["steal", "score"]).rejection is None  # changed its mind
+    resolved = [e for e in m.tick(deadline).events if isinstance(e, RoundResolved)]
+    assert len(resolved) == 1 and m.gs.round == 2
+    assert statuses(resolved[0], 0) == {"score": "resolved", "steal": "resolved"}
+    with pytest.raises(OptionsError, match="early_close"):
+        fct.configure("dm12", {"early_close": "no"})
+    assert fct.configure("final", {}).early_close is True

@@ -151,6 +151,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     max_rounds: int = 40
     items: tuple[tuple[str, ...], ...] = ((), ())
     max_replays: int = 10
+    early_close: bool = True
 
 
 _DEFAULT_ITEMS: tuple[tuple[str, ...], ...] = (("overload",), ("claim_priority", "limit_reset"))
@@ -174,6 +175,9 @@ _OPTION_HELP: Mapping[str, str] = {
     "items": "final only: the item names each seat holds, seat 0 first",
     "max_replays": "gauntlet only: consecutive replays (both players missed) before the "
     "match is abandoned and scored as at its end",
+    "early_close": "resolve a round as soon as both players have submitted; false: only at "
+    "its deadline, each submission replaceable until then (dm12: 'You may change your "
+    "submission up to the deadline')",
 }
 
 
@@ -187,6 +191,7 @@ def options_schema(variant: str) -> dict[str, Any]:
         "rounds": {"type": "integer", "minimum": 1, "default": d.rounds},
         "extension": {"type": "integer", "minimum": 1, "default": d.extension},
         "max_rounds": {"type": "integer", "minimum": 1, "default": d.max_rounds},
+        "early_close": {"type": "boolean", "default": d.early_close},
     }
     if d.variant == "final":
         schema["items"] = {
@@ -236,6 +241,9 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
     max_replays = int_option(options, "max_replays", d.max_replays, 0, 1000)
     if variant != "gauntlet" and max_replays != d.max_replays:
         raise OptionsError("option 'max_replays': only the gauntlet variant replays rounds")
+    early_close = options.get("early_close", d.early_close)
+    if not isinstance(early_close, bool):
+        raise OptionsError("option 'early_close' must be true or false")
 
     return Options(
         variant=variant,
@@ -247,6 +255,7 @@ def configure(variant: str, options: Mapping[str, Any]) -> Options:
         max_rounds=max_rounds,
         items=tuple(items),
         max_replays=max_replays,
+        early_close=early_close,
     )
 
 
@@ -765,7 +774,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         )
         events: list[Event] = [submitted]
         after = evolve(state, submitted)
-        if all(s.pending is not None for s in after.seats):
+        if state.options.early_close and all(s.pending is not None for s in after.seats):
             events.extend(_close_round(after, now))
         return Accepted(
             events=tuple(events), warnings=warnings_for(state.seats[seat], sub, state.variant)
