@@ -119,11 +119,14 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
 
 
 async def health(request: Request) -> JSONResponse:
+    """Whether Redis answers; `resuming`: unfinished matches this process has still to
+    follow again after its start."""
+    hub = _hub(request)
     try:
-        ok = await _hub(request).store.ping()
+        ok = await hub.store.ping()
     except Exception as exc:
         return JSONResponse({"ok": False, "error": repr(exc)}, status_code=503)
-    return JSONResponse({"ok": ok})
+    return JSONResponse({"ok": ok, "resuming": hub.to_resume})
 
 
 async def list_games(request: Request) -> JSONResponse:
@@ -522,7 +525,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         hub = Hub(the_store, settings)
         app.state.hub = hub
         app.state.settings = settings
-        await hub.resume_active()
+        hub.spawn(hub.resume_active())  # in the background: serve at once
         try:
             yield
         finally:

@@ -28,7 +28,7 @@ from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
 from server.ids import new_match_id
-from server.store import EventStore
+from server.store import UNAVAILABLE, EventStore
 from server.streams import Streams
 
 log = logs.get("daedalus.hub")
@@ -590,6 +590,8 @@ class Hub:
         self._loading: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = Follower(self)
+        # Unfinished matches found at start-up and not followed yet (None: not listed yet).
+        self.to_resume: int | None = None
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -635,15 +637,33 @@ class Hub:
         raise RuntimeError("could not find a free match id")
 
     async def resume_active(self) -> None:
-        for match_id in await self.store.active():
+        """Follow every unfinished match in Redis again, so their clocks run here.
+
+        Run in the background from start-up: the server serves meanwhile (a match asked
+        for first is loaded at once); `to_resume` counts the matches still to come. While
+        Redis cannot be reached the list is asked for again, less and less often."""
+        started = time.monotonic()
+        delay = 0.5
+        while True:
+            try:
+                matches = await self.store.active()
+                break
+            except UNAVAILABLE as exc:
+                log.warning("resume_waiting", error=repr(exc), retry_s=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
+        self.to_resume = len(matches)
+        for match_id in matches:
             try:
                 runner = await self.runner(match_id)
+                if runner.current.ended:
+                    await self.store.mark_over(match_id)
+                    self.forget(match_id, runner)
             except Exception as exc:
                 log.error("resume_failed", match=match_id, error=repr(exc))
-                continue
-            if runner.current.ended:
-                await self.store.mark_over(match_id)
-                self.forget(match_id, runner)
+            finally:
+                self.to_resume -= 1
+        log.info("resumed", matches=len(matches), seconds=round(time.monotonic() - started, 2))
 
     async def close(self) -> None:
         await self.follower.stop()

@@ -275,3 +275,32 @@ def test_a_server_whose_shutdown_is_stuck_exits_anyway(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
     assert "shutdown_stuck" in (tmp_path / "err").read_text()
+
+
+async def test_a_restarted_server_resumes_every_unfinished_match(two: tuple[Proc, Proc]) -> None:
+    """Nobody connects after the restart: the match's clock runs again all the same,
+    because a server follows every unfinished match it finds (in the background: it
+    serves meanwhile, and /health counts what is still to resume)."""
+    p1, p2 = two
+    match, _tokens = await new_match(p1.url, "toy", {"turn_ms": 200})
+    p2.kill()
+    p1.kill()
+    from server.store import EventStore
+
+    store = EventStore.from_url(p1.redis_url)
+    before = len(await store.read(match))
+    p1.start()
+    async with httpx.AsyncClient(base_url=p1.url) as http:
+        for _ in range(100):
+            health = (await http.get("/health")).json()
+            if health["resuming"] == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert health == {"ok": True, "resuming": 0}
+    for _ in range(100):
+        entries = [e for _, e in await store.read(match)]
+        if len(entries) >= before + 3:
+            break
+        await asyncio.sleep(0.05)
+    await store.close()
+    assert [e.kind for e in entries[before:]][:3] == ["tick"] * 3, "its clock runs again"
