@@ -613,26 +613,22 @@ def print_replay(
         round_ = host.rules.round_of(before.game_state) if before.started else None
         wanted = round_no is None or round_ == round_no
         seen_round = seen_round or wanted
-        if viewer is not None:
-            events = project_events(host.views, ms, outcome, viewer)
-            if not events:
-                continue
+        shown = None if viewer is None else project_events(host.views, ms, outcome, viewer)
+        if shown is not None:
+            if not shown:
+                continue  # no update for this viewer
             updates += 1
-            if not wanted:
-                continue
-            if round_ is not None and round_ != shown_round:
-                say(f"--- round {round_} ---")
-                shown_round = round_
-            say(f"update {updates} +{(entry.ts - before.created) / 1000:.3f}s")
-            view = match_view(host.views, ms, viewer)
-            for line in _event_lines(terminal, view, events):
-                say(f"    {line}")
-            continue
         if not wanted:
             continue
         if round_ is not None and round_ != shown_round:
             say(f"--- round {round_} ---")
             shown_round = round_
+        if shown is not None:
+            say(f"update {updates} +{(entry.ts - before.created) / 1000:.3f}s")
+            view = match_view(host.views, ms, viewer)
+            for line in _event_lines(terminal, view, shown):
+                say(f"    {line}")
+            continue
         say(_entry_line(entry, before, show_body=outcome.rejection is not None or not outcome.events))
         for event in outcome.events:
             projected = engine_event(event)
