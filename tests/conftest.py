@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
+from typing import NoReturn
 
 import pytest
 
@@ -38,28 +39,32 @@ def wait_for_port(port: int, seconds: float = 10) -> bool:
     return False
 
 
-class RedisServer:
-    def __init__(self) -> None:
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.url = os.environ.get("DAEDALUS_TEST_REDIS_URL", "")
-        self.dir: str | None = None
+class RedisProcess:
+    """A redis-server of the tests' own on a free loopback port (AOF, fsync always),
+    keeping its data in `directory`: it may be stopped and started again, same port,
+    same data. FileNotFoundError where there is no `redis-server` on PATH."""
 
-    def start(self) -> None:
-        if self.url:
-            return
+    def __init__(self, directory: str) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             raise FileNotFoundError("redis-server")
-        port = _free_port()
-        self.dir = tempfile.mkdtemp(prefix="daedalus-redis-")
+        self.binary = binary
+        self.dir = directory
+        self.port = _free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
         self.proc = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "yes", "--appendfsync", "always", "--dir", self.dir],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        if not wait_for_port(port):
+        if not wait_for_port(self.port):
             raise RuntimeError("redis-server did not start")
-        self.url = f"redis://127.0.0.1:{port}/0"
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -68,15 +73,39 @@ class RedisServer:
             self.proc = None
 
 
+def without_real_redis(exc: Exception) -> NoReturn:
+    """No real Redis: skipped on a developer's machine, a failure under CI."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI needs a real Redis for these tests: {exc}")
+    pytest.skip(f"no real Redis here ({exc}); CI runs these")
+
+
+class RedisServer:
+    """The real Redis of the session: DAEDALUS_TEST_REDIS_URL, else a RedisProcess."""
+
+    def __init__(self) -> None:
+        self.url = os.environ.get("DAEDALUS_TEST_REDIS_URL", "")
+        self.process: RedisProcess | None = None
+
+    def start(self) -> None:
+        if self.url:
+            return
+        self.process = RedisProcess(tempfile.mkdtemp(prefix="daedalus-redis-"))
+        self.process.start()
+        self.url = self.process.url
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+
 @pytest.fixture(scope="session")
 def real_redis() -> Iterator[RedisServer]:
     server = RedisServer()
     try:
         server.start()
     except (FileNotFoundError, RuntimeError) as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a real Redis for the store tests: {exc}")
-        pytest.skip(f"no real Redis here ({exc}); CI runs these")
+        without_real_redis(exc)
     yield server
     server.stop()
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,55 +15,25 @@ from server.config import Settings
 from server.main import EmbeddedServer
 from server.store import EventStore
 from tests import toygame
-from tests.conftest import _free_port, wait_for_port
+from tests.conftest import RedisProcess, without_real_redis
 from tests.wsutil import Raw, new_match
 
 toygame.install()
 
 
-class PrivateRedis:
-    """A redis-server of this test's own (AOF, fsync always), to stop and start again."""
-
-    def __init__(self, directory: Path) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            if os.environ.get("CI"):
-                pytest.fail("CI needs redis-server on PATH")
-            pytest.skip("no redis-server here; CI runs this")
-        self.binary = binary
-        self.dir = directory
-        self.port = _free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.dir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        if not wait_for_port(self.port):
-            raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(10)
-            self.proc = None
-
-
 @pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    r = PrivateRedis(tmp_path)
-    r.start()
+def private_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server of this test's own, to stop and start again mid-match."""
+    try:
+        r = RedisProcess(str(tmp_path))
+        r.start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        without_real_redis(exc)
     yield r
     r.stop()
 
 
-async def test_a_redis_outage_mid_match_loses_nothing(private_redis: PrivateRedis) -> None:
+async def test_a_redis_outage_mid_match_loses_nothing(private_redis: RedisProcess) -> None:
     """While Redis is away every request that needs it gets `store_unavailable` (and the
     websocket stays open); once it is back the same command ids go through, once each."""
     async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
@@ -117,7 +84,7 @@ async def test_a_redis_outage_mid_match_loses_nothing(private_redis: PrivateRedi
         await a.close()
 
 
-async def test_the_clock_ticks_again_after_an_outage(private_redis: PrivateRedis) -> None:
+async def test_the_clock_ticks_again_after_an_outage(private_redis: RedisProcess) -> None:
     async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
         match, _tokens = await new_match(srv.url, "toy", {"turn_ms": 200})
         watcher = await Raw.open(srv.ws_url)
@@ -140,7 +107,7 @@ async def test_the_clock_ticks_again_after_an_outage(private_redis: PrivateRedis
 
 
 async def test_a_seat_claimed_while_redis_restarts_is_claimed_once(
-    private_redis: PrivateRedis,
+    private_redis: RedisProcess,
 ) -> None:
     async with EmbeddedServer(Settings(redis_url=private_redis.url)) as srv:
         async with DaedalusHttp(srv.url) as http:
