@@ -268,7 +268,7 @@ class MatchRunner:
                 return f"since must be between 0 and {length}, the updates in your stream"
             view = self.streams.view(sub.viewer)
             sub.queue.push(_encode({**welcome, "seq": length, "view": view}), bounded=False)
-            for frame in self.streams.backlog(sub.viewer, since):
+            for frame in self.streams.backlog(sub.viewer, since, view):
                 sub.queue.push(frame, bounded=False)
             self.subscribers.add(sub)
         return None

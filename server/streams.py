@@ -96,12 +96,16 @@ class Streams:
         """`viewer`'s whole view of the match now."""
         return match_view(self._views, self._current(), viewer)
 
-    def backlog(self, viewer: Viewer, since: int) -> list[bytes]:
-        """Frames since+1 .. now for a viewer catching up, each with its view as of now."""
+    def backlog(
+        self, viewer: Viewer, since: int, view: dict[str, Any] | None = None
+    ) -> list[bytes]:
+        """Frames since+1 .. now for a viewer catching up, each with its view as of now
+        (`view`, when the caller has it already)."""
         index = self._extend(viewer)
         if since >= len(index):
             return []
-        view = match_view(self._views, self._current(), viewer)
+        if view is None:
+            view = self.view(viewer)
         wanted = index[since:]
         frames: list[bytes] = []
         number = since
