@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bots.add_argument(
         "--bot", action="append", default=[], metavar="BOT",
-        help="the bot in the next seat (repeat per seat; default: heuristic random)",
+        help="the bot in the next seat (repeat per seat, cycled over the seats; default: the "
+        "game's line-up, e.g. heuristic random)",
     )
     bots.add_argument("--concurrency", type=int, default=4)
     bots.add_argument("--seed", default=None, help="seed of the bots' randomness")
@@ -411,7 +412,7 @@ def resolve_game(game: str, variant: str | None) -> tuple[str, str | None]:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
-    from clients.bots import BOTS, DEFAULT_LINEUP
+    from clients.bots import BOTS, LINEUPS
 
     args.game, args.variant = resolve_game(args.game, args.variant)
     if args.game not in BOTS:
@@ -424,10 +425,14 @@ def cmd_bots(args: argparse.Namespace) -> int:
     if args.matches < 1 or args.concurrency < 1:
         _err("daedalus bots: --matches and --concurrency must be at least 1")
         return 2
-    args.bot = args.bot or list(DEFAULT_LINEUP)
     if args.seed is None:
         args.seed = str(secrets.randbelow(10**9))
         _err(f"bots: --seed {args.seed}")
+    if not args.bot:
+        args.bot = list(LINEUPS[args.game])
+        _err(f"bots: line-up {' '.join(args.bot)} (the game's default, cycled over the seats)")
+    else:
+        _err(f"bots: line-up {' '.join(args.bot)} (cycled over the seats)")
     try:
         return asyncio.run(_bots(args))
     except (ConnectionError, HttpError, OSError, RuntimeError) as exc:
@@ -455,6 +460,8 @@ async def _bots(args: argparse.Namespace) -> int:
         options["clock_scale"] = args.clock_scale
     failures = 0
     wins: dict[str, int] = {}
+    from clients.bots import cycled
+
     async with _server_url(args.server) as url, DaedalusHttp(url) as http:
         limit = asyncio.Semaphore(args.concurrency)
 
@@ -466,7 +473,7 @@ async def _bots(args: argparse.Namespace) -> int:
                     created = await http.create_match(args.game, args.variant, options)
                     match_id = created["match"]
                     seats = int(created.get("seats", 2))
-                    lineup = [args.bot[i % len(args.bot)] for i in range(seats)]
+                    lineup = cycled(args.bot, seats)
                     result = await asyncio.wait_for(
                         _bot_match(http, url, args, match_id, lineup, index), args.timeout
                     )

@@ -32,6 +32,7 @@ def test_bots_command_plays_matches_through_the_embedded_server() -> None:
     lines = done.stdout.splitlines()
     assert len(lines) == 2, done.stdout
     assert all(LINE.match(line) for line in lines), lines
+    assert "bots: line-up heuristic random (the game's default" in done.stderr
 
 
 async def _play_with_a_drop(url: str, match: str, token: str, bot: Any) -> list[int]:

@@ -7,6 +7,8 @@ import json
 import random
 import re
 import socket
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,12 @@ import pytest
 from clients import cli
 from clients.bots import BOTS, TERMINALS, Simulation, bot_factory, simulate
 from clients.bots import five_card_trick as fct_bots
+from clients.bots import lineup as default_lineup
 from clients.client import decode_log, endpoints
 from domain import engine
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import RoundResolved
+from projections import registry
 from projections.common import match_view
 from projections.contract import Viewer
 from projections.registry import hosted
@@ -131,6 +135,28 @@ def test_registry_finds_bots_by_game() -> None:
         bot_factory("chess", "random")
     with pytest.raises(KeyError, match="no bot 'genius'"):
         bot_factory(GAME, "genius")
+
+
+def test_a_games_line_up_is_its_own_and_cycles_over_the_seats() -> None:
+    assert default_lineup(GAME, 2) == ["heuristic", "random"]
+    assert default_lineup("memory-maze", 3) == ["explorer", "random", "explorer"]
+    assert default_lineup("keys-to-success", 13)[-2:] == ["random", "heuristic"]
+    with pytest.raises(KeyError, match="no bots for game 'chess'"):
+        default_lineup("chess", 2)
+
+
+def test_a_registered_games_bots_are_found_by_its_module_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry.GAMES, "tiny-game", hosted(GAME))
+    assert "tiny-game" not in BOTS  # registered, but no clients.bots.tiny_game yet
+    bots = types.ModuleType("clients.bots.tiny_game")
+    bots.BOTS = {"only": fct_bots.RandomBot}  # type: ignore[attr-defined]
+    bots.LINEUP = ("only", "missing")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "clients.bots.tiny_game", bots)
+    assert "tiny-game" in BOTS and BOTS["tiny-game"]["only"] is fct_bots.RandomBot
+    with pytest.raises(ValueError, match="LINEUP names 'missing'"):
+        default_lineup("tiny-game", 2)
+    bots.LINEUP = ("only",)  # type: ignore[attr-defined]
+    assert default_lineup("tiny-game", 3) == ["only"] * 3
 
 
 def test_legal_sets_agree_with_the_rules() -> None:

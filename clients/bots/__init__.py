@@ -1,8 +1,14 @@
 """Bots and terminal front-ends, found by game name.
 
 A bot is a client: it sees only the `view` the server sends its seat, and it gets its
-randomness from the `random.Random` its caller seeds. Adding a game's bots is adding an
-entry to `BOTS` (and, for `daedalus play`, to `TERMINALS`).
+randomness from the `random.Random` its caller seeds. A registered game's bots live in
+`clients/bots/<game>.py` (the game's name with '-' as '_'), which declares
+
+    BOTS: Mapping[str, BotFactory]    # its bots by name
+    LINEUP: tuple[str, ...]           # the default line-up, strongest first
+
+and nothing else needs to change: `BOTS`, `LINEUPS` and `TERMINALS` here are looked up in
+those modules for every game in `projections.registry.GAMES`.
 
     bot = BOTS["five-card-trick"]["heuristic"](random.Random(7))
     for command in bot.act(view):      # commands to send now (often none)
@@ -12,33 +18,15 @@ entry to `BOTS` (and, for `daedalus play`, to `TERMINALS`).
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clients.bots import five_card_trick, keys_to_success, memory_maze
+from clients.bots.common import Bot, BotFactory
+from clients.per_game import ByGame
 
 if TYPE_CHECKING:
     from clients.client import MatchConnection
-
-
-class Bot(Protocol):
-    def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
-        """Commands to send now, given the seat's latest view (empty: nothing to do).
-
-        Called after every update the bot has caught up with, so it must remember what it
-        already sent (a round it has submitted in, an item it has used)."""
-        ...
-
-    def feedback(
-        self, command: dict[str, Any], accepted: bool, warnings: Sequence[str], code: str | None
-    ) -> None:
-        """What became of a command from `act` (a rejection lets the bot try again)."""
-        ...
-
-
-BotFactory = Callable[[random.Random], Bot]
 
 
 class Terminal(Protocol):
@@ -70,38 +58,44 @@ class Terminal(Protocol):
         ...
 
 
-BOTS: Mapping[str, Mapping[str, BotFactory]] = {
-    "five-card-trick": {
-        "random": five_card_trick.RandomBot,
-        "heuristic": five_card_trick.HeuristicBot,
-    },
-    "keys-to-success": {"random": keys_to_success.RandomBot, "heuristic": keys_to_success.HeuristicBot},
-    # `heuristic` (the name every game's strongest bot answers to) is the explorer.
-    "memory-maze": {
-        "random": memory_maze.RandomBot,
-        "explorer": memory_maze.ExplorerBot,
-        "heuristic": memory_maze.ExplorerBot,
-    },
-}
+BOTS: Mapping[str, Mapping[str, BotFactory]] = ByGame("clients.bots", "BOTS")
+LINEUPS: Mapping[str, tuple[str, ...]] = ByGame("clients.bots", "LINEUP")
+TERMINALS: Mapping[str, Terminal] = ByGame("clients.bots", "TERMINAL")
 
-TERMINALS: Mapping[str, Terminal] = {
-    "five-card-trick": five_card_trick.TERMINAL,
-    "keys-to-success": keys_to_success.TERMINAL,
-    "memory-maze": memory_maze.TERMINAL,
-}
 
-DEFAULT_LINEUP = ("heuristic", "random")
+def _bots_of(game: str) -> Mapping[str, BotFactory]:
+    try:
+        return BOTS[game]
+    except KeyError:
+        raise KeyError(f"no bots for game {game!r} (games with bots: {', '.join(sorted(BOTS))})") from None
 
 
 def bot_factory(game: str, name: str) -> BotFactory:
-    try:
-        bots = BOTS[game]
-    except KeyError:
-        raise KeyError(f"no bots for game {game!r} (games with bots: {', '.join(sorted(BOTS))})") from None
+    bots = _bots_of(game)
     try:
         return bots[name]
     except KeyError:
         raise KeyError(f"no bot {name!r} for {game} (bots: {', '.join(sorted(bots))})") from None
+
+
+def cycled(names: Sequence[str], seats: int) -> list[str]:
+    """`names` repeated over `seats` seats: names[0] in seat 0, names[1] in seat 1, ..."""
+    return [names[seat % len(names)] for seat in range(seats)]
+
+
+def lineup(game: str, seats: int) -> list[str]:
+    """The bot names of `game`'s default line-up (its LINEUP, cycled) for `seats` seats.
+
+    KeyError if the game has no bots; ValueError if its LINEUP is empty or names a bot
+    its BOTS lacks."""
+    bots = _bots_of(game)
+    names = LINEUPS[game]
+    if not names:
+        raise ValueError(f"{game}: LINEUP names no bot")
+    for name in names:
+        if name not in bots:
+            raise ValueError(f"{game}: LINEUP names {name!r}, not one of its bots ({', '.join(sorted(bots))})")
+    return cycled(names, seats)
 
 
 MAX_REJECTIONS_PER_UPDATE = 3
@@ -218,13 +212,15 @@ def simulate(
 
 __all__ = [
     "BOTS",
-    "DEFAULT_LINEUP",
+    "LINEUPS",
     "TERMINALS",
     "Bot",
     "BotFactory",
     "Simulation",
     "Terminal",
     "bot_factory",
+    "cycled",
+    "lineup",
     "play_bot",
     "simulate",
 ]

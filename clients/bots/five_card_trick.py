@@ -21,12 +21,12 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
-from clients.bots.common import seat_in_play
+from clients.bots.common import BotFactory, seat_in_play
 from domain.games import five_card_trick as fct
 
 ACTIONS: tuple[str, ...] = fct.ACTIONS
@@ -396,6 +396,10 @@ class HeuristicBot(_Bot):
         scores = [freq[a] * worth[a] for a in ACTIONS]
         target: str = softmax_pick(self.rng, ACTIONS, scores, 0.05)
         return target
+
+
+BOTS: Mapping[str, BotFactory] = {"random": RandomBot, "heuristic": HeuristicBot}
+LINEUP: tuple[str, ...] = ("heuristic", "random")
 
 
 # --- the terminal front-end ------------------------------------------------------------

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations, pairwise
 from typing import Any
 
-from clients.bots.common import seat_in_play
+from clients.bots.common import BotFactory, seat_in_play
 
 CARD_VALUES = (1, 2, 3)
 KIND_ORDER = {"pass": 0, "garnet": 1, "open": 2}  # which gates the first in turn take
@@ -265,6 +265,10 @@ class HeuristicBot(_Bot):
     def choose_candidate(self, gs: dict[str, Any], losers: list[int]) -> int:
         garnets = (gs.get("results") or {}).get("garnets") or []
         return max(losers, key=lambda s: (garnets[s] if s < len(garnets) else 0, self.rng.random()))
+
+
+BOTS: Mapping[str, BotFactory] = {"random": RandomBot, "heuristic": HeuristicBot}
+LINEUP: tuple[str, ...] = ("heuristic", "random")
 
 
 # --- the terminal ------------------------------------------------------------------------

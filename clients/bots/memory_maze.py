@@ -24,11 +24,11 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.bots.common import seat_in_play
+from clients.bots.common import BotFactory, seat_in_play
 from domain.games.memory_maze.maze import (
     COLUMNS,
     DIRECTIONS,
@@ -345,6 +345,11 @@ class ExplorerBot(_Bot):
         p = min(0.9, max(0.3, k.open_share()))
         unknowns = max(1, round(math.log(0.5) / math.log(p)))
         return probe(k, letter, pos, moves, unknowns, s.max_moves)
+
+
+# `heuristic` is the explorer too, for callers that name every game's strongest bot so.
+BOTS: Mapping[str, BotFactory] = {"random": RandomBot, "explorer": ExplorerBot, "heuristic": ExplorerBot}
+LINEUP: tuple[str, ...] = ("explorer", "random")
 
 
 # --- the terminal front-end ------------------------------------------------------------
