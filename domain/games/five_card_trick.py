@@ -27,7 +27,8 @@ from domain.contract import (
     Result,
     VariantInfo,
 )
-from domain.options import check_names, clock_ms, clock_scale, int_option
+from domain.kit.clocks import clock_ms
+from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -157,106 +158,85 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
 _DEFAULT_ITEMS: tuple[tuple[str, ...], ...] = (("overload",), ("claim_priority", "limit_reset"))
 
 
-def _defaults(variant: str) -> Options:
-    if variant == "gauntlet":
-        return Options(variant=variant, round_seconds=90)
-    if variant == "final":
-        return Options(variant=variant, round_seconds=90, max_rounds=50, items=_DEFAULT_ITEMS)
-    return Options(variant=variant)
+def _items(value: Any, variant: str) -> tuple[tuple[str, ...], ...]:
+    """The `items` option: a list of two lists of item names, in canonical order."""
+    if not isinstance(value, list | tuple) or len(value) != SEATS:
+        raise OptionsError("must be a list of two lists of item names")
+    items: list[tuple[str, ...]] = []
+    for seat, held in enumerate(value):
+        if not isinstance(held, list | tuple) or not all(isinstance(i, str) for i in held):
+            raise OptionsError(f"seat {seat} needs a list of item names")
+        for item in held:
+            if item not in ITEMS:
+                raise OptionsError(f"unknown item {item!r} (known: {', '.join(ITEMS)})")
+        if len(set(held)) != len(held):
+            raise OptionsError(f"seat {seat} holds an item twice")
+        items.append(tuple(i for i in ITEMS if i in held))
+    return tuple(items)
 
 
-_OPTION_HELP: Mapping[str, str] = {
-    "round_seconds": "seconds each player has to submit in a round",
-    "clock_scale": "every clock is multiplied by this (tests use small values)",
-    "dmo": "the seat of the Death Match Opponent, who wins a tie after the last round",
-    "rounds": "rounds before the first possible extension",
-    "extension": "rounds added each time the match is tied at its scheduled end",
-    "max_rounds": "no extension goes past this round",
-    "items": "final only: the item names each seat holds, seat 0 first",
-    "max_replays": "gauntlet only: consecutive replays (both players missed) before the "
-    "match is abandoned and scored as at its end",
-    "early_close": "resolve a round as soon as both players have submitted; false: only at "
-    "its deadline, each submission replaceable until then (dm12: 'You may change your "
-    "submission up to the deadline')",
-}
+def _rounds_fit(values: Mapping[str, Any]) -> None:
+    if values["max_rounds"] < values["rounds"]:
+        raise OptionsError(
+            f"option 'max_rounds' ({values['max_rounds']}) is below 'rounds' ({values['rounds']})"
+        )
+
+
+OPTIONS: OptionTable[Options] = OptionTable(
+    Options,
+    VARIANT_NAMES,
+    [
+        Integer(
+            "round_seconds", 60, 1, 86_400, "seconds each player has to submit in a round",
+            defaults={"gauntlet": 90, "final": 90},
+        ),
+        ClockScale(),
+        Integer(
+            "dmo", 1, 0, SEATS - 1,
+            "the seat of the Death Match Opponent, who wins a tie after the last round",
+        ),
+        Integer("rounds", 25, 1, 1000, "rounds before the first possible extension"),
+        Integer(
+            "extension", 5, 1, 1000,
+            "rounds added each time the match is tied at its scheduled end",
+        ),
+        Integer(
+            "max_rounds", 40, 1, 1000, "no extension goes past this round", defaults={"final": 50}
+        ),
+        Custom(
+            "items", ((), ()), "final only: the item names each seat holds, seat 0 first",
+            type="array", parse=_items, variants=("final",), defaults={"final": _DEFAULT_ITEMS},
+            schema={
+                "items": {"type": "array", "items": {"enum": list(ITEMS)}, "uniqueItems": True},
+                "minItems": SEATS,
+                "maxItems": SEATS,
+            },
+        ),
+        Integer(
+            "max_replays", 10, 0, 1000,
+            "gauntlet only: consecutive replays (both players missed) before the match is "
+            "abandoned and scored as at its end",
+            variants=("gauntlet",),
+        ),
+        Boolean(
+            "early_close", True,
+            "resolve a round as soon as both players have submitted; false: only at its "
+            "deadline, each submission replaceable until then (dm12: 'You may change your "
+            "submission up to the deadline')",
+        ),
+    ],
+    checks=[_rounds_fit],
+)
 
 
 def options_schema(variant: str) -> dict[str, Any]:
-    """The options a client may set for `variant`: type, default and a short description."""
-    d = _defaults(variant if variant in VARIANT_NAMES else default_variant)
-    schema: dict[str, Any] = {
-        "round_seconds": {"type": "integer", "minimum": 1, "default": d.round_seconds},
-        "clock_scale": {"type": "number", "exclusiveMinimum": 0, "default": d.clock_scale},
-        "dmo": {"type": "integer", "enum": [0, 1], "default": d.dmo},
-        "rounds": {"type": "integer", "minimum": 1, "default": d.rounds},
-        "extension": {"type": "integer", "minimum": 1, "default": d.extension},
-        "max_rounds": {"type": "integer", "minimum": 1, "default": d.max_rounds},
-        "early_close": {"type": "boolean", "default": d.early_close},
-    }
-    if d.variant == "final":
-        schema["items"] = {
-            "type": "array",
-            "items": {"type": "array", "items": {"enum": list(ITEMS)}},
-            "default": [list(held) for held in d.items],
-        }
-    if d.variant == "gauntlet":
-        schema["max_replays"] = {"type": "integer", "minimum": 0, "default": d.max_replays}
-    for key, entry in schema.items():
-        entry["description"] = _OPTION_HELP[key]
-    return schema
+    """The options a client may set for `variant`: type, bounds, default and description."""
+    return OPTIONS.schema(variant)
 
 
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
-    d = _defaults(variant)
-
-    round_seconds = int_option(options, "round_seconds", d.round_seconds, 1, 86_400)
-    scale = clock_scale(options, d.clock_scale)
-    dmo = int_option(options, "dmo", d.dmo, 0, SEATS - 1)
-    rounds = int_option(options, "rounds", d.rounds, 1, 1000)
-    extension = int_option(options, "extension", d.extension, 1, 1000)
-    max_rounds = int_option(options, "max_rounds", d.max_rounds, 1, 1000)
-    if max_rounds < rounds:
-        raise OptionsError(f"option 'max_rounds' ({max_rounds}) is below 'rounds' ({rounds})")
-
-    raw_items = options.get("items", [list(held) for held in d.items])
-    if not isinstance(raw_items, list | tuple) or len(raw_items) != SEATS:
-        raise OptionsError("option 'items' must be a list of two lists of item names")
-    items: list[tuple[str, ...]] = []
-    for seat, held in enumerate(raw_items):
-        if not isinstance(held, list | tuple) or not all(isinstance(i, str) for i in held):
-            raise OptionsError(f"option 'items': seat {seat} needs a list of item names")
-        for item in held:
-            if item not in ITEMS:
-                raise OptionsError(
-                    f"option 'items': unknown item {item!r} (known: {', '.join(ITEMS)})"
-                )
-        if len(set(held)) != len(held):
-            raise OptionsError(f"option 'items': seat {seat} holds an item twice")
-        items.append(tuple(i for i in ITEMS if i in held))
-    if variant != "final" and any(items):
-        raise OptionsError("option 'items': only the final variant has items")
-
-    max_replays = int_option(options, "max_replays", d.max_replays, 0, 1000)
-    if variant != "gauntlet" and max_replays != d.max_replays:
-        raise OptionsError("option 'max_replays': only the gauntlet variant replays rounds")
-    early_close = options.get("early_close", d.early_close)
-    if not isinstance(early_close, bool):
-        raise OptionsError("option 'early_close' must be true or false")
-
-    return Options(
-        variant=variant,
-        round_seconds=round_seconds,
-        clock_scale=scale,
-        dmo=dmo,
-        rounds=rounds,
-        extension=extension,
-        max_rounds=max_rounds,
-        items=tuple(items),
-        max_replays=max_replays,
-        early_close=early_close,
-    )
+    return OPTIONS.configure(variant, options)
 
 
 def round_ms(options: Options) -> int:

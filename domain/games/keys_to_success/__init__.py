@@ -40,7 +40,8 @@ from domain.games.keys_to_success.layout import (
     layout_text,
     parse_layout,
 )
-from domain.options import check_names, clock_ms, clock_scale, int_option
+from domain.kit.clocks import clock_ms
+from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -134,67 +135,60 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     layout: str = ""  # canonical layout text (configure fills in the default)
 
 
-_OPTION_HELP: Mapping[str, str] = {
-    "seats": "number of players (3 or more); play ends when all but one have escaped",
-    "round_seconds": "seconds to submit in a round; a player who misses plays its lowest "
-    "card at the rightmost open gate of its level",
-    "vote_seconds": "the winners' window to vote the Elimination Candidate (the text's 24 h)",
-    "clock_scale": "every clock is multiplied by this (tests use small values)",
-    "early_close": "resolve a round as soon as every player who can submit has submitted "
-    "(false: only at the deadline, which hides even that everyone is in)",
-    "chat_max_chars": "the longest chat message, in characters",
-    "chat_per_round": "chat messages each player may send a round (and during the vote)",
-    "layout": "the levels and gates: a layout text (docs/rules/keys-to-success.md) or a "
-    "preset name (" + ", ".join(PRESETS) + ")",
-}
+def _layout(value: Any, variant: str) -> str:
+    """The `layout` option: a preset name or a layout text, as canonical layout text."""
+    try:
+        return layout_text(value)
+    except LayoutError as exc:
+        raise OptionsError(str(exc)) from exc
+
+
+OPTIONS: OptionTable[Options] = OptionTable(
+    Options,
+    VARIANT_NAMES,
+    [
+        Integer(
+            "seats", 13, 3, MAX_SEATS,
+            "number of players (3 or more); play ends when all but one have escaped",
+        ),
+        Integer(
+            "round_seconds", 120, 1, 7 * 86_400,
+            "seconds to submit in a round; a player who misses plays its lowest card at the "
+            "rightmost open gate of its level",
+        ),
+        Integer(
+            "vote_seconds", 86_400, 1, 30 * 86_400,
+            "the winners' window to vote the Elimination Candidate (the text's 24 h)",
+        ),
+        ClockScale(),
+        Boolean(
+            "early_close", True,
+            "resolve a round as soon as every player who can submit has submitted (false: "
+            "only at the deadline, which hides even that everyone is in)",
+        ),
+        Integer("chat_max_chars", 500, 1, 4000, "the longest chat message, in characters"),
+        Integer(
+            "chat_per_round", 20, 0, 1000,
+            "chat messages each player may send a round (and during the vote)",
+        ),
+        Custom(
+            "layout", layout_text(DEFAULT_LAYOUT),
+            "the levels and gates: a layout text (docs/rules/keys-to-success.md) or a preset "
+            "name (" + ", ".join(PRESETS) + ")",
+            type="string", parse=_layout, schema={"examples": list(PRESETS)},
+        ),
+    ],
+)
 
 
 def options_schema(variant: str) -> dict[str, Any]:
-    d = Options(variant=variant if variant in VARIANT_NAMES else default_variant)
-    schema: dict[str, Any] = {
-        "seats": {"type": "integer", "minimum": 3, "maximum": MAX_SEATS, "default": d.seats},
-        "round_seconds": {"type": "integer", "minimum": 1, "default": d.round_seconds},
-        "vote_seconds": {"type": "integer", "minimum": 1, "default": d.vote_seconds},
-        "clock_scale": {"type": "number", "exclusiveMinimum": 0, "default": d.clock_scale},
-        "early_close": {"type": "boolean", "default": d.early_close},
-        "chat_max_chars": {"type": "integer", "minimum": 1, "maximum": 4000, "default": d.chat_max_chars},
-        "chat_per_round": {"type": "integer", "minimum": 0, "maximum": 1000, "default": d.chat_per_round},
-        "layout": {"type": "string", "default": layout_text(DEFAULT_LAYOUT)},
-    }
-    for key, entry in schema.items():
-        entry["description"] = _OPTION_HELP[key]
-    return schema
+    """The options a client may set for `variant`: type, bounds, default and description."""
+    return OPTIONS.schema(variant)
 
 
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
-    d = Options(variant=variant)
-    seats = int_option(options, "seats", d.seats, 3, MAX_SEATS)
-    round_seconds = int_option(options, "round_seconds", d.round_seconds, 1, 7 * 86_400)
-    vote_seconds = int_option(options, "vote_seconds", d.vote_seconds, 1, 30 * 86_400)
-    scale = clock_scale(options, d.clock_scale)
-    early = options.get("early_close", d.early_close)
-    if not isinstance(early, bool):
-        raise OptionsError("option 'early_close' must be true or false")
-    chat_chars = int_option(options, "chat_max_chars", d.chat_max_chars, 1, 4000)
-    chat_count = int_option(options, "chat_per_round", d.chat_per_round, 0, 1000)
-    raw_layout = options.get("layout", "default")
-    try:
-        text = layout_text(raw_layout)
-    except LayoutError as exc:
-        raise OptionsError(f"option 'layout': {exc}") from exc
-    return Options(
-        variant=variant,
-        seats=seats,
-        round_seconds=round_seconds,
-        vote_seconds=vote_seconds,
-        clock_scale=scale,
-        early_close=early,
-        chat_max_chars=chat_chars,
-        chat_per_round=chat_count,
-        layout=text,
-    )
+    return OPTIONS.configure(variant, options)
 
 
 def _scaled(seconds: int, options: Options) -> int:

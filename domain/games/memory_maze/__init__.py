@@ -18,6 +18,7 @@ end. The module object itself is the Game (domain.contract.Game). Everything is 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,7 +38,8 @@ from domain.games.memory_maze.maze import (
     trace,
 )
 from domain.games.memory_maze.moves import MoveError, parse_moves
-from domain.options import check_names, clock_ms, clock_scale, int_option
+from domain.kit.clocks import clock_ms
+from domain.kit.options import ClockScale, Custom, Integer, OptionTable
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -117,103 +119,105 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     maze: str | None = None
 
 
-def _defaults(variant: str) -> Options:
-    if variant == "minos":
-        return Options(variant=variant, max_moves=10, move_seconds=60, reserve_seconds=300)
-    if variant == "crazy":
-        return Options(
-            variant=variant,
-            first_seat=None,
-            max_moves=1000,
-            cooldown_success_seconds=25,
-            cooldown_bonk_seconds=35,
-            colored_pairs=3,
-        )
-    return Options(variant=variant, periods=5, period_seconds=60)
+def _maze(value: Any, variant: str) -> str:
+    """The `maze` option: a drawing (a string, or a list of lines) that parses."""
+    drawing = value
+    if isinstance(drawing, list | tuple) and all(isinstance(line, str) for line in drawing):
+        drawing = "\n".join(drawing)
+    if not isinstance(drawing, str):
+        raise OptionsError("must be a drawing: a string, or a list of lines")
+    try:
+        parse(drawing, SIZE[variant], AXIS[variant], colored=variant == "crazy")
+    except MazeError as exc:
+        raise OptionsError(str(exc)) from None
+    return drawing
 
 
-# option -> (the variants it applies to, lowest, highest) for the integer options
-_INT_OPTIONS: Mapping[str, tuple[tuple[str, ...], int, int]] = {
-    "bottom_left_seat": (VARIANT_NAMES, 0, SEATS - 1),
-    "first_seat": (TURN_VARIANTS, 0, SEATS - 1),
-    "max_moves": (VARIANT_NAMES, 1, 10_000),
-    "periods": (("black-garnet",), 0, 1000),
-    "period_seconds": (("black-garnet",), 1, 86_400),
-    "move_seconds": (("minos",), 1, 86_400),
-    "reserve_seconds": (("minos",), 0, 864_000),
-    "cooldown_success_seconds": (("crazy",), 0, 86_400),
-    "cooldown_bonk_seconds": (("crazy",), 0, 86_400),
-    "colored_pairs": (("crazy",), 0, 40),
-}
+@functools.cache
+def _example_maze(variant: str) -> str:
+    """A valid drawing for the schema's examples: the maze a fixed seed draws."""
+    n, axis = SIZE[variant], AXIS[variant]
+    colored = 1 if variant == "crazy" else 0
+    return "\n".join(render(generate(n, axis, Rng(b"example", "setup"), colored_pairs=colored)))
 
-_OPTION_HELP: Mapping[str, str] = {
-    "clock_scale": "every clock is multiplied by this (tests use small values)",
-    "bottom_left_seat": "the seat that starts in the bottom-left corner (A); the other "
-    "starts top-right (B)",
-    "first_seat": "the seat that plays the first turn",
-    "max_moves": "the most moves one submission may hold",
-    "periods": "periods each player has; one is spent each time a turn runs past "
-    "period_seconds, and with none left the turn is a pass",
-    "period_seconds": "seconds a turn has before a period is spent",
-    "move_seconds": "seconds each move has before the reserve is used",
-    "reserve_seconds": "seconds of reserve time for the whole match; never refilled; "
-    "with none left the move is zero moves",
-    "cooldown_success_seconds": "seconds a player waits after a successful submission",
-    "cooldown_bonk_seconds": "seconds a player waits after a submission that bonked",
-    "colored_pairs": "pairs of colored walls in a generated maze (one wall of each pair "
-    "per player, mirror images of each other)",
-    "maze": "a maze drawn as text instead of one drawn from the seed (see "
-    "docs/rules/memory-maze.md); secret: it goes into the committed setup",
-}
+
+# Every option but the clock scale and the maze may be given as null: its variant's default.
+OPTIONS: OptionTable[Options] = OptionTable(
+    Options,
+    VARIANT_NAMES,
+    [
+        ClockScale(nullable=True),
+        Integer(
+            "bottom_left_seat", 0, 0, SEATS - 1,
+            "the seat that starts in the bottom-left corner (A); the other starts top-right (B)",
+            nullable=True,
+        ),
+        Integer(
+            "first_seat", 0, 0, SEATS - 1, "the seat that plays the first turn",
+            variants=TURN_VARIANTS, defaults={"crazy": None}, nullable=True,
+        ),
+        Integer(
+            "max_moves", 100, 1, 10_000, "the most moves one submission may hold",
+            defaults={"minos": 10, "crazy": 1000}, nullable=True,
+        ),
+        Integer(
+            "periods", None, 0, 1000,
+            "periods each player has; one is spent each time a turn runs past "
+            "period_seconds, and with none left the turn is a pass",
+            variants=("black-garnet",), defaults={"black-garnet": 5}, nullable=True,
+        ),
+        Integer(
+            "period_seconds", None, 1, 86_400, "seconds a turn has before a period is spent",
+            variants=("black-garnet",), defaults={"black-garnet": 60}, nullable=True,
+        ),
+        Integer(
+            "move_seconds", None, 1, 86_400, "seconds each move has before the reserve is used",
+            variants=("minos",), defaults={"minos": 60}, nullable=True,
+        ),
+        Integer(
+            "reserve_seconds", None, 0, 864_000,
+            "seconds of reserve time for the whole match; never refilled; with none left "
+            "the move is zero moves",
+            variants=("minos",), defaults={"minos": 300}, nullable=True,
+        ),
+        Integer(
+            "cooldown_success_seconds", None, 0, 86_400,
+            "seconds a player waits after a successful submission",
+            variants=("crazy",), defaults={"crazy": 25}, nullable=True,
+        ),
+        Integer(
+            "cooldown_bonk_seconds", None, 0, 86_400,
+            "seconds a player waits after a submission that bonked",
+            variants=("crazy",), defaults={"crazy": 35}, nullable=True,
+        ),
+        Integer(
+            "colored_pairs", None, 0, 40,
+            "pairs of colored walls in a generated maze (one wall of each pair per player, "
+            "mirror images of each other)",
+            variants=("crazy",), defaults={"crazy": 3}, nullable=True,
+        ),
+        Custom(
+            "maze", None,
+            "a maze drawn as text instead of one drawn from the seed (see "
+            "docs/rules/memory-maze.md); secret: it goes into the committed setup",
+            type=["string", "array"], parse=_maze, nullable=True,
+            schema=lambda variant: {
+                "items": {"type": "string"},
+                "examples": [_example_maze(variant)],
+            },
+        ),
+    ],
+)
 
 
 def options_schema(variant: str) -> dict[str, Any]:
-    """The options a client may set for `variant`: type, default and a short description."""
-    v = variant if variant in VARIANT_NAMES else default_variant
-    d = _defaults(v)
-    schema: dict[str, Any] = {
-        "clock_scale": {"type": "number", "exclusiveMinimum": 0, "default": d.clock_scale},
-    }
-    for key, (applies, lo, hi) in _INT_OPTIONS.items():
-        if v in applies:
-            schema[key] = {"type": "integer", "minimum": lo, "maximum": hi, "default": getattr(d, key)}
-    schema["maze"] = {"type": ["string", "null"], "default": None}
-    for key, entry in schema.items():
-        entry["description"] = _OPTION_HELP[key]
-    return schema
+    """The options a client may set for `variant`: type, bounds, default and description."""
+    return OPTIONS.schema(variant)
 
 
 def configure(variant: str, options: Mapping[str, Any]) -> Options:
     """Validated options for `variant`; OptionsError names the offending option."""
-    options = check_names(variant, options, VARIANT_NAMES, Options.__struct_fields__)
-    d = _defaults(variant)
-    values: dict[str, Any] = {  # here an option given as null takes its default
-        "clock_scale": d.clock_scale
-        if options.get("clock_scale") is None
-        else clock_scale(options, d.clock_scale)
-    }
-
-    for key, (applies, lo, hi) in _INT_OPTIONS.items():
-        value = options.get(key)
-        if value is None:
-            values[key] = getattr(d, key)
-            continue
-        if variant not in applies:
-            raise OptionsError(f"option {key!r} applies to {', '.join(applies)} only")
-        values[key] = int_option(options, key, value, lo, hi)
-
-    drawing = options.get("maze")
-    if drawing is not None:
-        if isinstance(drawing, list | tuple) and all(isinstance(line, str) for line in drawing):
-            drawing = "\n".join(drawing)
-        if not isinstance(drawing, str):
-            raise OptionsError("option 'maze' must be a drawing: a string, or a list of lines")
-        try:
-            parse(drawing, SIZE[variant], AXIS[variant], colored=variant == "crazy")
-        except MazeError as exc:
-            raise OptionsError(f"option 'maze': {exc}") from None
-    values["maze"] = drawing
-    return Options(variant=variant, **values)
+    return OPTIONS.configure(variant, options)
 
 
 def public_options(options: Options) -> Options:
