@@ -205,7 +205,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 async def _play(args: argparse.Namespace) -> int:
-    from clients.bots import TERMINALS
+    from clients.terminal import TERMINALS
 
     async with DaedalusHttp(args.server) as http:
         try:
@@ -569,7 +569,7 @@ def print_replay(
     `round_no`: only that round's entries (all are folded). `viewer` (a projections
     Viewer): not the whole log but that viewer's updates, numbered as it received them,
     in its terminal's words."""
-    from clients.bots import TERMINALS
+    from clients.terminal import TERMINALS
     from domain import engine
     from projections.common import engine_event, match_view, project_events
     from projections.registry import UnknownGame, hosted

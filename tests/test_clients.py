@@ -16,10 +16,11 @@ import msgspec
 import pytest
 
 from clients import cli
-from clients.bots import BOTS, TERMINALS, Simulation, bot_factory, simulate
+from clients.bots import BOTS, Simulation, bot_factory, simulate
 from clients.bots import five_card_trick as fct_bots
 from clients.bots import lineup as default_lineup
 from clients.client import decode_log, endpoints
+from clients.terminal import TERMINALS
 from domain import engine
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import RoundResolved
@@ -491,8 +492,6 @@ def test_replay_one_round_as_each_viewer_saw_it(tmp_path: Path, capsys: pytest.C
 
 
 def test_each_terminal_says_what_the_clock_waits_for() -> None:
-    from clients.bots import TERMINALS
-
     fct, mm, kts = TERMINALS["five-card-trick"], TERMINALS["memory-maze"], TERMINALS["keys-to-success"]
     seats = [{"submitted": True}, {"submitted": False}]
     base = {"started": True, "ended": False}

@@ -1,4 +1,4 @@
-"""Bots and terminal front-ends, found by game name.
+"""Bots, found by game name.
 
 A bot is a client: it sees only the `view` the server sends its seat, and it gets its
 randomness from the `random.Random` its caller seeds. A registered game's bots live in
@@ -7,8 +7,9 @@ randomness from the `random.Random` its caller seeds. A registered game's bots l
     BOTS: Mapping[str, BotFactory]    # its bots by name
     LINEUP: tuple[str, ...]           # the default line-up, strongest first
 
-and nothing else needs to change: `BOTS`, `LINEUPS` and `TERMINALS` here are looked up in
-those modules for every game in `projections.registry.GAMES`.
+and nothing else needs to change: `BOTS` and `LINEUPS` here are looked up in those
+modules for every game in `projections.registry.GAMES`. (`TERMINALS` and `Terminal` are
+clients.terminal's, named here too for older callers.)
 
     bot = BOTS["five-card-trick"]["heuristic"](random.Random(7))
     for command in bot.act(view):      # commands to send now (often none)
@@ -20,47 +21,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from clients.bots.common import Bot, BotFactory
 from clients.per_game import ByGame
+from clients.terminal import TERMINALS, Terminal
 
 if TYPE_CHECKING:
     from clients.client import MatchConnection
 
 
-class Terminal(Protocol):
-    """A game's text front-end for `daedalus play`."""
-
-    help: str
-
-    def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
-        """The view as a person reads it."""
-        ...
-
-    def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-        """The game's events of one update as lines (the engine's are shown by the caller)."""
-        ...
-
-    def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
-        """A typed line as a game command (ValueError with a helpful message if not)."""
-        ...
-
-    def awaiting(self, view: dict[str, Any]) -> str | None:
-        """What the clock is waiting for from the viewer, for the reminder before a
-        deadline ("you have not voted"), or None if nothing."""
-        ...
-
-    def recall(self, view: dict[str, Any]) -> list[str] | None:
-        """What the `history` command shows: None for every line printed so far, or,
-        where the rules take things back (Memory Maze deletes earlier sequences), only
-        what the view still holds, so the client keeps nothing the rules delete."""
-        ...
-
-
 BOTS: Mapping[str, Mapping[str, BotFactory]] = ByGame("clients.bots", "BOTS")
 LINEUPS: Mapping[str, tuple[str, ...]] = ByGame("clients.bots", "LINEUP")
-TERMINALS: Mapping[str, Terminal] = ByGame("clients.bots", "TERMINAL")
 
 
 def _bots_of(game: str) -> Mapping[str, BotFactory]:
