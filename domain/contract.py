@@ -80,9 +80,22 @@ class Game(Protocol):
         """The secret setup (JSON-ready builtins) drawn from the seed; {} if none.
 
         It is recorded in the log, so replay never depends on regenerating it; `verify`
-        draws it again to show it was not picked by hand. A game whose setup may be given
-        instead (a host's own maze) says which with an optional
-        `seeded_setup(setup) -> bool`; a given one is reported as such, not redrawn."""
+        draws it again to show it was not picked by hand."""
+        ...
+
+    def seeded_setup(self, setup: Any) -> bool:
+        """Whether `setup` was drawn from the seed (so `verify` draws it again), or given
+        (a host's own maze: reported as such, not redrawn). Most games:
+        `domain.kit.setup.always_seeded`."""
+        ...
+
+    def public_options(self, options: Any) -> Any:
+        """The options as recorded in the log's create entry and shown to every viewer.
+
+        A game that accepts secret options (a host-supplied board) copies them into the
+        setup in make_setup (so they are committed and revealed at the end) and returns
+        here the options without them; the recorded options must configure() again.
+        Most games: `domain.kit.setup.all_public`."""
         ...
 
     def initial_state(self, options: Any, setup: Any, seed: bytes) -> Any: ...
@@ -114,9 +127,3 @@ class Game(Protocol):
     def round_of(self, state: Any) -> int:
         """The round the state is in (for naming rounds in replays and audits)."""
         ...
-
-    # Optional: `public_options(options) -> options`. Options are recorded in the log's
-    # create entry and shown to every viewer; a game that accepts secret options (a
-    # host-supplied board) copies them into the setup in make_setup (so they are
-    # committed and revealed at the end) and returns here the options without them. The
-    # recorded options must configure() again. Without it, all options are public.

@@ -178,11 +178,9 @@ def create_entry(
     opts = rules.configure(variant, options)
     setup = rules.make_setup(opts, Rng(seed, "setup"))
     # A game may take secret options (say, a host's own board): make_setup moved them into
-    # the committed setup, and its `public_options` leaves them out of what is recorded
-    # as the match's options, which everyone is shown.
-    public = getattr(rules, "public_options", None)
-    if public is not None:
-        opts = public(opts)
+    # the committed setup, and `public_options` leaves them out of what is recorded as the
+    # match's options, which everyone is shown.
+    opts = rules.public_options(opts)
     seed_hex = seed.hex()
     body = {
         "match": match_id,
@@ -459,8 +457,7 @@ def _setup_source(rules: Game, ms: MatchState) -> str:
 
     The commitment shows the setup did not change during the match; this shows it was
     not picked by hand either (under the recorded rules version's generator)."""
-    seeded = getattr(rules, "seeded_setup", None)
-    if seeded is not None and not seeded(ms.setup):
+    if not rules.seeded_setup(ms.setup):
         return "host"
     drawn = rules.make_setup(ms.options, Rng(bytes.fromhex(ms.seed), "setup"))
     if canonical(drawn) != canonical(ms.setup):

@@ -14,6 +14,7 @@ import msgspec
 
 from domain.contract import Accepted, Decision, OptionsError, Rejection, Result, VariantInfo
 from domain.engine import MatchState
+from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
 from projections.contract import Viewer
 
@@ -79,6 +80,10 @@ def seat_count(options: Options) -> int:
 
 def make_setup(options: Options, rng: Rng) -> dict[str, Any]:
     return {"target": 5 + rng.below(10)}
+
+
+public_options = all_public
+seeded_setup = always_seeded
 
 
 def initial_state(options: Options, setup: Any, seed: bytes) -> State:

@@ -29,6 +29,9 @@ from domain.contract import (
 )
 from domain.kit.clocks import clock_ms
 from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
+from domain.kit.rounds import SimultaneousRound
+from domain.kit.seats import replace_at, update_at
+from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -251,6 +254,11 @@ def seat_count(options: Any) -> int:
 def make_setup(options: Any, rng: Rng) -> Any:
     """Nothing is secret at the start of a Five-Card Trick."""
     return {}
+
+
+# Every option is public, and the (empty) setup is always the seed's.
+public_options = all_public
+seeded_setup = always_seeded
 
 
 # --- commands --------------------------------------------------------------------------
@@ -496,7 +504,7 @@ def _effective(sub: Submission | None, gone: Mapping[str, str]) -> tuple[str, ..
 def resolve(state: State, at: int) -> RoundResolved:
     """The results of the current round from the pending submissions (missing = none)."""
     variant = state.variant
-    subs = [s.pending for s in state.seats]
+    subs = ROUND.plays(state)  # a missed round: no play
     gone: list[dict[str, str]] = [
         dict(disregards(seat, sub, variant)) if sub is not None else {}
         for seat, sub in zip(state.seats, subs, strict=True)
@@ -752,12 +760,9 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         submitted = Submitted(
             seat=seat, round=state.round, actions=sub.actions, block=sub.block, items=sub.items
         )
-        events: list[Event] = [submitted]
-        after = evolve(state, submitted)
-        if state.options.early_close and all(s.pending is not None for s in after.seats):
-            events.extend(_close_round(after, now))
         return Accepted(
-            events=tuple(events), warnings=warnings_for(state.seats[seat], sub, state.variant)
+            events=ROUND.submit(state, submitted, now),
+            warnings=warnings_for(state.seats[seat], sub, state.variant),
         )
     if isinstance(command, UseItem):
         return _use_item(state, seat, command, now)
@@ -818,10 +823,7 @@ def deadline(state: State) -> int | None:
 
 
 def expire(state: State, at: int) -> tuple[Event, ...]:
-    if (
-        state.variant == "gauntlet"
-        and all(s.pending is None for s in state.seats)
-    ):
+    if state.variant == "gauntlet" and ROUND.nobody_in(state):
         if state.replays >= state.options.max_replays:
             return (
                 _game_over(
@@ -841,10 +843,6 @@ def expire(state: State, at: int) -> tuple[Event, ...]:
 # --- folding ---------------------------------------------------------------------------
 
 
-def _replace_seat(state: State, seat: int, new: SeatState) -> tuple[SeatState, ...]:
-    return tuple(new if i == seat else s for i, s in enumerate(state.seats))
-
-
 def evolve(state: State, event: Any) -> State:
     rep = msgspec.structs.replace
     if isinstance(event, RoundStarted):
@@ -852,7 +850,7 @@ def evolve(state: State, event: Any) -> State:
     if isinstance(event, Submitted):
         sub = Submission(actions=event.actions, block=event.block, items=event.items)
         return rep(
-            state, seats=_replace_seat(state, event.seat, rep(state.seats[event.seat], pending=sub))
+            state, seats=update_at(state.seats, event.seat, pending=sub)
         )
     if isinstance(event, RoundResolved):
         seats = []
@@ -887,7 +885,7 @@ def evolve(state: State, event: Any) -> State:
         # The pot both Claims tied for is gone; the refilled pot is nobody's to take by
         # priority, so the chance lapses for both seats (both may hold the item).
         lapsed = tuple(
-            rep(s, priority=False) for s in _replace_seat(state, event.seat, new)
+            rep(s, priority=False) for s in replace_at(state.seats, event.seat, new)
         )
         return rep(state, seats=lapsed, pot=event.pot_after, deadline=event.deadline)
     if isinstance(event, Extended):
@@ -895,6 +893,18 @@ def evolve(state: State, event: Any) -> State:
     if isinstance(event, GameOver):
         return rep(state, finished=event, deadline=None)
     raise TypeError(f"not a {name} event: {event!r}")
+
+
+# A round: both seats submit in secret (replacing until it closes); it closes when both
+# are in (with early_close) or at its deadline, a seat that missed it playing nothing.
+ROUND: SimultaneousRound[State, Submission] = SimultaneousRound(
+    seats=lambda state: SEATS,
+    pending=lambda state, seat: state.seats[seat].pending,
+    in_play=lambda state, seat: True,
+    early_close=lambda state: state.options.early_close,
+    close=lambda state, at: _close_round(state, at),
+    evolve=lambda state, event: evolve(state, event),
+)
 
 
 def result(state: State) -> Result | None:

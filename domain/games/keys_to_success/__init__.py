@@ -42,6 +42,9 @@ from domain.games.keys_to_success.layout import (
 )
 from domain.kit.clocks import clock_ms
 from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
+from domain.kit.rounds import SimultaneousRound
+from domain.kit.seats import update_at
+from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -212,6 +215,11 @@ def seat_count(options: Any) -> int:
 def make_setup(options: Any, rng: Rng) -> Any:
     """Nothing is dealt at random: every hand is the same. The seed only draws a tie."""
     return {}
+
+
+# Every option is public, and the (empty) setup is always the seed's.
+public_options = all_public
+seeded_setup = always_seeded
 
 
 # --- commands --------------------------------------------------------------------------
@@ -740,15 +748,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         if isinstance(checked, Rejection):
             return checked
         submitted = Submitted(seat=seat, round=state.round, gates=checked.gates, cards=checked.cards)
-        events: list[Event] = [submitted]
-        after = evolve(state, submitted)
-        if state.options.early_close and all(
-            after.players[s].pending is not None
-            for s in range(len(after.players))
-            if after.awaited(s)
-        ):
-            events.extend(_close_round(after, now))
-        return Accepted(events=tuple(events))
+        return Accepted(events=ROUND.submit(state, submitted, now))
     if isinstance(command, Chat):
         return _chat(state, seat, command, now)
     if isinstance(command, Vote):
@@ -774,10 +774,6 @@ def expire(state: State, at: int) -> tuple[Event, ...]:
 # --- folding ---------------------------------------------------------------------------
 
 
-def _with_player(state: State, seat: int, new: PlayerState) -> tuple[PlayerState, ...]:
-    return tuple(new if i == seat else p for i, p in enumerate(state.players))
-
-
 def evolve(state: State, event: Any) -> State:
     rep = msgspec.structs.replace
     if isinstance(event, RoundStarted):
@@ -790,17 +786,16 @@ def evolve(state: State, event: Any) -> State:
             players=tuple(rep(p, pending=None, chats=0) for p in state.players),
         )
     if isinstance(event, Submitted):
-        p = state.players[event.seat]
         return rep(
             state,
-            players=_with_player(state, event.seat, rep(p, pending=Pending(event.gates, event.cards))),
+            players=update_at(state.players, event.seat, pending=Pending(event.gates, event.cards)),
         )
     if isinstance(event, ChatSent):
         p = state.players[event.seat]
         return rep(
             state,
             chat=(*state.chat, event),
-            players=_with_player(state, event.seat, rep(p, chats=p.chats + 1)),
+            players=update_at(state.players, event.seat, chats=p.chats + 1),
         )
     if isinstance(event, RoundResolved):
         players = list(state.players)
@@ -846,11 +841,23 @@ def evolve(state: State, event: Any) -> State:
             players=tuple(rep(p, pending=None, chats=0) for p in state.players),
         )
     if isinstance(event, VoteCast):
-        p = state.players[event.seat]
-        return rep(state, players=_with_player(state, event.seat, rep(p, vote=event.candidate)))
+        return rep(state, players=update_at(state.players, event.seat, vote=event.candidate))
     if isinstance(event, GameOver):
         return rep(state, phase="over", finished=event, deadline=None)
     raise TypeError(f"not a {name} event: {event!r}")
+
+
+# A round: every player who can still fight and has a gate open submits in secret
+# (replacing until it closes); it closes when all are in (with early_close) or at its
+# deadline, where `resolve` gives a player who missed it the default play.
+ROUND: SimultaneousRound[State, Pending] = SimultaneousRound(
+    seats=lambda state: len(state.players),
+    pending=lambda state, seat: state.players[seat].pending,
+    in_play=lambda state, seat: state.awaited(seat),
+    early_close=lambda state: state.options.early_close,
+    close=lambda state, at: _close_round(state, at),
+    evolve=lambda state, event: evolve(state, event),
+)
 
 
 def result(state: State) -> Result | None:

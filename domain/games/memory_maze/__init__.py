@@ -40,6 +40,7 @@ from domain.games.memory_maze.maze import (
 from domain.games.memory_maze.moves import MoveError, parse_moves
 from domain.kit.clocks import clock_ms
 from domain.kit.options import ClockScale, Custom, Integer, OptionTable
+from domain.kit.seats import replace_at, update_at
 from domain.rng import Rng
 
 # --- identity --------------------------------------------------------------------------
@@ -567,10 +568,6 @@ def expire(state: State, at: int) -> tuple[Event, ...]:
 # --- folding ---------------------------------------------------------------------------
 
 
-def _replace_seat(state: State, seat: int, new: SeatState) -> tuple[SeatState, ...]:
-    return tuple(new if i == seat else s for i, s in enumerate(state.seats))
-
-
 def evolve(state: State, event: Any) -> State:
     rep = msgspec.structs.replace
     if isinstance(event, TurnStarted):
@@ -578,8 +575,8 @@ def evolve(state: State, event: Any) -> State:
             state, turn=event.turn, to_move=event.seat, turn_started=event.at, deadline=event.deadline
         )
     if isinstance(event, PeriodSpent):
-        me = rep(state.seats[event.seat], periods=event.periods_left)
-        return rep(state, seats=_replace_seat(state, event.seat, me), deadline=event.deadline)
+        seats = update_at(state.seats, event.seat, periods=event.periods_left)
+        return rep(state, seats=seats, deadline=event.deadline)
     if isinstance(event, Moved):
         old = state.seats[event.seat]
         me = rep(
@@ -594,14 +591,13 @@ def evolve(state: State, event: Any) -> State:
         )
         return rep(
             state,
-            seats=_replace_seat(state, event.seat, me),
+            seats=replace_at(state.seats, event.seat, me),
             turn=event.turn,
             to_move=None,
             deadline=None,
         )
     if isinstance(event, CooldownOver):
-        me = rep(state.seats[event.seat], ready=True, cooldown_until=None)
-        return rep(state, seats=_replace_seat(state, event.seat, me))
+        return rep(state, seats=update_at(state.seats, event.seat, ready=True, cooldown_until=None))
     if isinstance(event, GameOver):
         return rep(state, finished=event, to_move=None, deadline=None)
     raise TypeError(f"not a {name} event: {event!r}")
