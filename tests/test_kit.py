@@ -1,4 +1,4 @@
-"""The game kit (domain/kit): option tables, simultaneous rounds, per-seat helpers."""
+"""The game kit (domain/kit): option tables, clocks, simultaneous rounds, per-seat helpers."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from domain.kit.options import (
     Integer,
     OptionTable,
 )
+from domain.kit.rounds import SimultaneousRound
+from domain.kit.seats import replace_at, update_at
 
 
 class Opts(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,7 +122,7 @@ def test_unknown_variant_and_a_table_that_does_not_fit_its_struct() -> None:
     with pytest.raises(OptionsError, match="unknown variant 'c'"):
         TABLE.configure("c", {})
     with pytest.raises(OptionsError, match="options must be an object"):
-        TABLE.configure("a", [])  # type: ignore[arg-type]
+        TABLE.configure("a", [])
     with pytest.raises(TypeError, match="differ"):
         OptionTable(Opts, ("a",), [Integer("count", 3, 1, 9, "how many")])
 
@@ -130,3 +132,75 @@ def test_clock_ms() -> None:
     assert clock_ms(60, 1e-9) == 1
     assert clock_ms(None, 1.0, 0) == 0
     assert clock_ms(0.0004, 1.0, 0) == 0
+
+
+# --- simultaneous rounds and per-seat helpers -------------------------------------------
+
+
+class Seat(msgspec.Struct, frozen=True):
+    pending: str | None = None
+    out: bool = False
+
+
+class Table(msgspec.Struct, frozen=True):
+    seats: tuple[Seat, ...]
+    early: bool = True
+    closed_at: int | None = None
+
+
+class Sent(msgspec.Struct, frozen=True):
+    seat: int
+    move: str
+
+
+class Closed(msgspec.Struct, frozen=True):
+    at: int
+
+
+def _evolve(state: Table, event: Any) -> Table:
+    if isinstance(event, Sent):
+        return msgspec.structs.replace(
+            state, seats=update_at(state.seats, event.seat, pending=event.move)
+        )
+    assert isinstance(event, Closed)
+    return msgspec.structs.replace(state, closed_at=event.at)
+
+
+ROUND: SimultaneousRound[Table, str] = SimultaneousRound(
+    seats=lambda s: len(s.seats),
+    pending=lambda s, seat: s.seats[seat].pending,
+    in_play=lambda s, seat: not s.seats[seat].out,
+    early_close=lambda s: s.early,
+    close=lambda s, at: [Closed(at)],
+    evolve=_evolve,
+)
+
+
+def test_a_round_closes_when_every_seat_in_play_is_in() -> None:
+    state = Table(seats=(Seat(), Seat(out=True), Seat()))
+    assert ROUND.waiting_on(state) == (0, 2) and ROUND.nobody_in(state)
+    first = ROUND.submit(state, Sent(0, "a"), now=5)
+    assert first == (Sent(0, "a"),)
+    state = _evolve(state, Sent(0, "a"))
+    assert ROUND.waiting_on(state) == (2,) and not ROUND.nobody_in(state)
+    # A replacement is accepted and does not close the round.
+    assert ROUND.submit(state, Sent(0, "b"), now=6) == (Sent(0, "b"),)
+    assert ROUND.submit(state, Sent(2, "c"), now=7) == (Sent(2, "c"), Closed(7))
+
+
+def test_without_early_close_only_the_deadline_closes_it() -> None:
+    state = Table(seats=(Seat(pending="a"), Seat()), early=False)
+    assert ROUND.submit(state, Sent(1, "b"), now=3) == (Sent(1, "b"),)
+
+
+def test_plays_give_the_default_to_a_seat_in_play_that_missed() -> None:
+    state = Table(seats=(Seat(pending="a"), Seat(out=True), Seat()))
+    assert ROUND.plays(state) == ("a", None, None)
+    assert ROUND.plays(state, lambda s, seat: f"default {seat}") == ("a", None, "default 2")
+
+
+def test_replace_at_and_update_at() -> None:
+    seats = (Seat(), Seat(), Seat())
+    assert replace_at(seats, 1, Seat(out=True)) == (Seat(), Seat(out=True), Seat())
+    assert update_at(seats, 2, pending="x") == (Seat(), Seat(), Seat(pending="x"))
+    assert seats == (Seat(), Seat(), Seat())
