@@ -15,6 +15,9 @@ its terminal showed it. The wire protocol is docs/protocol.md.
 GAME (and `play --game`) is a hosted game's name, or a variant name that only one hosted
 game has, which then selects that game and variant: `daedalus bots gatekeeping` is
 `daedalus bots keys-to-success --variant gatekeeping`.
+
+The arguments, `serve` and `bots` are here; the terminal of `play` is clients/play.py and
+the printer of `replay` clients/replay.py.
 """
 
 from __future__ import annotations
@@ -22,26 +25,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import getpass
 import json
 import os
 import random
 import secrets
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from clients.client import (
     DEFAULT_SERVER,
-    ConnectionFailed,
     DaedalusHttp,
     HttpError,
     MatchConnection,
     read_log_file,
 )
+from clients.replay import print_replay, print_verify
 
 DEFAULT_GAME = "five-card-trick"
 
@@ -186,212 +186,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 # --- play ------------------------------------------------------------------------------
 
 
-class _Stdin:
-    """Lines of standard input, read in a daemon thread (so quitting never waits on it)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
-        self._loop = loop
-        threading.Thread(target=self._read, daemon=True, name="stdin").start()
-
-    def _read(self) -> None:
-        for line in sys.stdin:
-            self._loop.call_soon_threadsafe(self.lines.put_nowait, line)
-        self._loop.call_soon_threadsafe(self.lines.put_nowait, None)
-
-
 def cmd_play(args: argparse.Namespace) -> int:
-    return asyncio.run(_play(args))
+    from clients.play import play
 
-
-async def _play(args: argparse.Namespace) -> int:
-    from clients.terminal import TERMINALS
-
-    async with DaedalusHttp(args.server) as http:
-        try:
-            match_id, token, game = await _join(http, args)
-        except (HttpError, ConnectionError, OSError) as exc:
-            _err(f"daedalus play: {exc}")
-            return 1
-    terminal = TERMINALS.get(game)
-    conn = MatchConnection(args.server, match_id, token=token, since=args.since)
-    try:
-        await conn.connect()
-    except ConnectionFailed as exc:
-        _err(f"daedalus play: {exc}")
-        return 1
-    stdin = _Stdin(asyncio.get_running_loop())
-    skew = 0  # server ms minus local ms, from the latest update
-    history: list[str] = []
-
-    def seconds_left() -> float | None:
-        view = conn.view
-        if not view or view.get("deadline") is None:
-            return None
-        deadline = float(view["deadline"])
-        return max(0.0, (deadline - (time.time() * 1000 + skew)) / 1000)
-
-    def show() -> None:
-        view = conn.view
-        if view is None:
-            print("(no view yet)")
-        elif terminal is not None:
-            print(terminal.render(view, seconds_left()))
-        else:
-            print(json.dumps(view, indent=2, sort_keys=True))
-        sys.stdout.flush()
-
-    async def send(command: dict[str, Any]) -> None:
-        try:
-            result = await conn.send_command(command)
-        except (ConnectionError, TimeoutError) as exc:
-            print(f"! not sent: {exc}", flush=True)
-            return
-        if result.accepted:
-            note = " (again)" if result.duplicate else ""
-            print(f"ok{note}", flush=True)
-            for warning in result.warnings:
-                print(f"  warning: {warning}", flush=True)
-        else:
-            print(f"! rejected ({result.code}): {result.reason}", flush=True)
-
-    async def receive() -> None:
-        nonlocal skew
-        async for message in conn:
-            kind = message.get("type")
-            if kind == "welcome":
-                seat = message.get("seat")
-                who = f"the player in seat {seat}" if seat is not None else "a spectator"
-                print(f"connected to match {match_id} as {who}", flush=True)
-                if message.get("seq") == conn.hello_since:  # no catch-up follows: show it now
-                    show()
-            elif kind == "update":
-                live = message["seq"] > (conn.welcome or {}).get("seq", 0)  # not catch-up
-                if live:
-                    skew = int(message.get("ts", 0)) - int(time.time() * 1000)
-                view = message["view"]
-                lines = _event_lines(terminal, view, message.get("events", []))
-                history.extend(lines)
-                if live:
-                    for line in lines:
-                        print(f"* {line}")
-                if conn.backlog() == 0 or view.get("ended"):
-                    show()
-                if view.get("ended"):
-                    return
-            elif kind == "error":
-                print(f"! error {message.get('code')}: {message.get('message')}", flush=True)
-        print(f"connection ended: {conn.close_reason}", flush=True)
-
-    async def commands() -> None:
-        pending: set[asyncio.Task[None]] = set()
-        if terminal is not None and token is not None:
-            print(terminal.help, flush=True)
-        while True:
-            line = await stdin.lines.get()
-            if line is None:
-                return
-            text = line.strip()
-            if text in ("quit", "exit", "q"):
-                return
-            if text in ("", "view", "status", "time"):
-                show()
-                continue
-            if text in ("help", "?"):
-                print(terminal.help if terminal is not None else "type a command as JSON", flush=True)
-                continue
-            if text == "history":
-                recalled = terminal.recall(conn.view) if terminal is not None and conn.view else None
-                print("\n".join(history if recalled is None else recalled) or "(nothing yet)", flush=True)
-                continue
-            if token is None:
-                print("spectators cannot send commands (help, view, history, quit)", flush=True)
-                continue
-            try:
-                if terminal is not None:
-                    command = terminal.parse(text, conn.view)
-                else:
-                    command = json.loads(text)
-            except ValueError as exc:
-                print(f"? {exc}", flush=True)
-                continue
-            task = asyncio.create_task(send(command))
-            pending.add(task)
-            task.add_done_callback(pending.discard)
-
-    async def reminders() -> None:
-        """Say so once when a deadline is 10 seconds away."""
-        warned: set[int] = set()
-        while True:
-            await asyncio.sleep(0.5)
-            left = seconds_left()
-            view = conn.view
-            if left is None or view is None or left > 10 or view["deadline"] in warned:
-                continue
-            warned.add(view["deadline"])
-            waiting = terminal.awaiting(view) if token is not None and terminal is not None else None
-            print(f"({left:.0f} s left{f', and {waiting}' if waiting else ''})", flush=True)
-
-    tasks = [
-        asyncio.create_task(receive()),
-        asyncio.create_task(commands()),
-        asyncio.create_task(reminders()),
-    ]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await conn.close()
-    view = conn.view
-    if view is not None and view.get("ended"):
-        print("match over.", flush=True)
-    return 0
-
-
-def _event_lines(terminal: Any, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-    """An update's events as lines: the engine's here, the game's by its terminal."""
-    lines: list[str] = []
-    for event in events:
-        if event.get("type") in ENGINE_EVENT_TYPES:
-            lines.append(_engine_line(event))
-        elif terminal is not None:
-            lines.extend(terminal.render_events(view, [event]))
-        else:
-            lines.append(json.dumps(event, sort_keys=True))
-    return lines
-
-
-async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str | None, str]:
-    """Create or find the match and take a seat: (match id, token or None, game)."""
-    server = http.base_url
-    if args.match is None:
-        created = await http.create_match(*resolve_game(args.game, args.variant), dict(args.option))
-        match_id, game = created["match"], created["game"]
-        print(f"created match {match_id} ({game}, {created.get('variant')})")
-        print(f"commitment {created.get('commitment')}")
-        print(f"the other player joins with: daedalus play --server {server} --match {match_id}")
-        print(f"spectators watch with:        daedalus play --server {server} --match {match_id} --spectate")
-    else:
-        match_id = args.match
-        status = await http.status(match_id)
-        game = status["game"]
-    if args.spectate:
-        return match_id, None, game
-    if args.token is not None:
-        return match_id, args.token, game
-    name = args.name or _login_name()
-    claimed = await http.claim_seat(match_id, name, args.seat)
-    print(f"you are {name} in seat {claimed['seat']}")
-    print(f"to rejoin later: daedalus play --server {server} --match {match_id} --token {claimed['token']}")
-    sys.stdout.flush()
-    return match_id, str(claimed["token"]), game
-
-
-def _login_name() -> str:
-    with contextlib.suppress(Exception):
-        return getpass.getuser()[:40] or "player"
-    return "player"
+    return asyncio.run(play(args))
 
 
 # --- bots ------------------------------------------------------------------------------
@@ -559,156 +357,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 async def _fetch_log(server: str, match_id: str) -> list[Any]:
     async with DaedalusHttp(server) as http:
         return await http.log(match_id)
-
-
-def print_replay(
-    entries: Sequence[Any], out: Any = None, *, round_no: int | None = None, viewer: Any = None
-) -> bool:
-    """Print a log round by round; False (after printing what folded) if it does not fold.
-
-    `round_no`: only that round's entries (all are folded). `viewer` (a projections
-    Viewer): not the whole log but that viewer's updates, numbered as it received them,
-    in its terminal's words."""
-    from clients.terminal import TERMINALS
-    from domain import engine
-    from projections.common import engine_event, match_view, project_events
-    from projections.registry import UnknownGame, hosted
-
-    out = out or sys.stdout
-
-    def say(text: str = "") -> None:
-        print(text, file=out)
-
-    if not entries:
-        say("the log is empty")
-        return False
-    first = entries[0]
-    body = first.body if isinstance(first.body, dict) else {}
-    try:
-        host = hosted(str(body.get("game")))
-    except UnknownGame as exc:
-        say(f"cannot replay: {exc}")
-        return False
-    say(
-        f"match {body.get('match')}: {body.get('game')} / {body.get('variant')} "
-        f"(rules {body.get('rules_version')})"
-    )
-    say(f"options {json.dumps(body.get('options'), sort_keys=True)}")
-    say(f"commitment {body.get('commitment')}")
-    try:
-        ms = engine.open_match(host.rules, first)
-    except engine.IntegrityError as exc:
-        say(f"FAILED at {exc}")
-        return False
-    if viewer is not None and viewer.seat is not None and viewer.seat >= len(ms.names):
-        say(f"no seat {viewer.seat}: this match has seats 0 to {len(ms.names) - 1}")
-        return False
-    if viewer is not None:
-        who = "a spectator" if viewer.seat is None else f"seat {viewer.seat}"
-        say(f"as {who} saw it (update numbers as {who} received them)")
-    terminal = TERMINALS.get(str(body.get("game")))
-    shown_round: int | None = None
-    updates = 0
-    seen_round = round_no is None
-    for entry in entries[1:]:
-        before = ms
-        try:
-            ms, outcome = engine.apply(ms, entry)
-        except engine.IntegrityError as exc:
-            say(f"FAILED at {exc}")
-            return False
-        round_ = host.rules.round_of(before.game_state) if before.started else None
-        wanted = round_no is None or round_ == round_no
-        seen_round = seen_round or wanted
-        shown = None if viewer is None else project_events(host.views, ms, outcome, viewer)
-        if shown is not None:
-            if not shown:
-                continue  # no update for this viewer
-            updates += 1
-        if not wanted:
-            continue
-        if round_ is not None and round_ != shown_round:
-            say(f"--- round {round_} ---")
-            shown_round = round_
-        if shown is not None:
-            say(f"update {updates} +{(entry.ts - before.created) / 1000:.3f}s")
-            view = match_view(host.views, ms, viewer)
-            for line in _event_lines(terminal, view, shown):
-                say(f"    {line}")
-            continue
-        say(_entry_line(entry, before, show_body=outcome.rejection is not None or not outcome.events))
-        for event in outcome.events:
-            projected = engine_event(event)
-            if projected is not None:
-                say(f"    {_engine_line(projected)}")
-            else:
-                for line in host.views.describe(ms, event):
-                    say(f"    {line}")
-        if outcome.rejection is not None:
-            say(f"    rejected ({outcome.rejection.code}): {outcome.rejection.reason}")
-        for warning in outcome.warnings:
-            say(f"    warning: {warning}")
-    if not seen_round:
-        say(f"no round {round_no} in this log")
-    if ms.result is not None:
-        r = ms.result
-        winner = "draw" if r.winner is None else f"seat {r.winner} ({ms.names[r.winner]})"
-        say(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}")
-    else:
-        say("the log ends before the match does")
-    return seen_round
-
-
-def _entry_line(entry: Any, before: Any, *, show_body: bool) -> str:
-    at = (entry.ts - before.created) / 1000
-    head = f"#{entry.seq} +{at:.3f}s {entry.kind}"
-    if entry.seat is not None:
-        name = before.names[entry.seat] if 0 <= entry.seat < len(before.names) else None
-        head += f" seat {entry.seat}" + (f" ({name})" if name else "")
-    if show_body and entry.kind == "command":
-        head += f" {json.dumps(entry.body, sort_keys=True)}"
-    return head
-
-
-ENGINE_EVENT_TYPES = frozenset({"seat_taken", "match_started", "match_ended", "revealed"})
-
-
-def _engine_line(event: dict[str, Any]) -> str:
-    """An engine event (projections.common.engine_event) in words."""
-    kind = event["type"]
-    if kind == "seat_taken":
-        return f"{event['name']} takes seat {event['seat']}"
-    if kind == "match_started":
-        return "the match starts"
-    if kind == "match_ended":
-        winner = "a draw" if event.get("winner") is None else f"seat {event['winner']} wins"
-        return f"the match ends: {winner} ({event.get('reason')}), scores {list(event.get('scores') or ())}"
-    if kind == "revealed":
-        return f"revealed seed {event['seed']} and setup {json.dumps(event['setup'], sort_keys=True)}"
-    return json.dumps(event, sort_keys=True)
-
-
-def print_verify(entries: list[Any], out: Any = None) -> bool:
-    from domain.engine import verify
-    from projections.registry import rules_by_name
-
-    out = out or sys.stdout
-    checked = verify(rules_by_name(), entries)
-    if checked.ok:
-        if checked.setup == "seed":
-            print("setup: drawn again from the revealed seed, and the same", file=out)
-        elif checked.setup == "host":
-            print("setup: given by the match's host, not drawn from the seed", file=out)
-        print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
-        return True
-    where = f"entry {checked.failed_seq}"
-    if checked.failed_round is not None:
-        where += f" (round {checked.failed_round})"
-    reason = checked.failure or "unknown failure"
-    if reason.startswith(where + ": "):
-        reason = reason[len(where) + 2 :]
-    print(f"verify: FAILED at {where}: {reason}", file=out)
-    return False
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ every game in `projections.registry.GAMES`. A game without one is shown as JSON.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -44,4 +45,36 @@ class Terminal(Protocol):
 
 TERMINALS: Mapping[str, Terminal] = ByGame("clients.terminal", "TERMINAL")
 
-__all__ = ["TERMINALS", "Terminal"]
+
+def event_lines(terminal: Terminal | None, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+    """An update's events as lines: the engine's here, the game's by its terminal."""
+    lines: list[str] = []
+    for event in events:
+        if event.get("type") in ENGINE_EVENT_TYPES:
+            lines.append(engine_line(event))
+        elif terminal is not None:
+            lines.extend(terminal.render_events(view, [event]))
+        else:
+            lines.append(json.dumps(event, sort_keys=True))
+    return lines
+
+
+ENGINE_EVENT_TYPES = frozenset({"seat_taken", "match_started", "match_ended", "revealed"})
+
+
+def engine_line(event: dict[str, Any]) -> str:
+    """An engine event (projections.common.engine_event) in words."""
+    kind = event["type"]
+    if kind == "seat_taken":
+        return f"{event['name']} takes seat {event['seat']}"
+    if kind == "match_started":
+        return "the match starts"
+    if kind == "match_ended":
+        winner = "a draw" if event.get("winner") is None else f"seat {event['winner']} wins"
+        return f"the match ends: {winner} ({event.get('reason')}), scores {list(event.get('scores') or ())}"
+    if kind == "revealed":
+        return f"revealed seed {event['seed']} and setup {json.dumps(event['setup'], sort_keys=True)}"
+    return json.dumps(event, sort_keys=True)
+
+
+__all__ = ["TERMINALS", "Terminal", "engine_line", "event_lines"]

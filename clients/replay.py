@@ -1,0 +1,218 @@
+"""`daedalus replay`: a finished match's log, printed round by round (and verified).
+
+The whole log is folded through the engine as the server folded it. Printed are either
+its entries with their events (the default), or, with a viewer, that viewer's updates
+numbered as it received them, in its terminal's words; `round_no` narrows either to one
+round.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from clients.terminal import TERMINALS, Terminal, engine_line, event_lines
+
+if TYPE_CHECKING:
+    from domain.engine import Entry, MatchState, Outcome
+    from projections.contract import Viewer
+    from projections.registry import Hosted
+
+
+def print_replay(
+    entries: Sequence[Any], out: Any = None, *, round_no: int | None = None, viewer: Any = None
+) -> bool:
+    """Print a log round by round; False (after printing what folded) if it does not fold.
+
+    `round_no`: only that round's entries (all are folded). `viewer` (a projections
+    Viewer): not the whole log but that viewer's updates, numbered as it received them,
+    in its terminal's words."""
+    from domain import engine
+
+    out = out or sys.stdout
+    if not entries:
+        print("the log is empty", file=out)
+        return False
+    body = entries[0].body if isinstance(entries[0].body, dict) else {}
+    host = _print_header(body, out)
+    if host is None:
+        return False
+    try:
+        ms = engine.open_match(host.rules, entries[0])
+    except engine.IntegrityError as exc:
+        print(f"FAILED at {exc}", file=out)
+        return False
+    if viewer is not None and not _print_viewer(ms, viewer, out):
+        return False
+    terminal = TERMINALS.get(str(body.get("game")))
+    replay = _Replay(host, terminal, ms, out, round_no=round_no, viewer=viewer)
+    for entry in entries[1:]:
+        if not replay.fold(entry):
+            return False
+    return replay.finish()
+
+
+def _print_header(body: dict[str, Any], out: TextIO) -> Hosted | None:
+    """The create entry's match, options and commitment; the hosted game (None, said
+    why, if the log's game is not hosted here)."""
+    from projections.registry import UnknownGame, hosted
+
+    try:
+        host = hosted(str(body.get("game")))
+    except UnknownGame as exc:
+        print(f"cannot replay: {exc}", file=out)
+        return None
+    print(
+        f"match {body.get('match')}: {body.get('game')} / {body.get('variant')} "
+        f"(rules {body.get('rules_version')})",
+        file=out,
+    )
+    print(f"options {json.dumps(body.get('options'), sort_keys=True)}", file=out)
+    print(f"commitment {body.get('commitment')}", file=out)
+    return host
+
+
+def _print_viewer(ms: MatchState, viewer: Viewer, out: TextIO) -> bool:
+    """Whose updates follow; False (said why) if the match has no such seat."""
+    if viewer.seat is not None and viewer.seat >= len(ms.names):
+        print(f"no seat {viewer.seat}: this match has seats 0 to {len(ms.names) - 1}", file=out)
+        return False
+    who = "a spectator" if viewer.seat is None else f"seat {viewer.seat}"
+    print(f"as {who} saw it (update numbers as {who} received them)", file=out)
+    return True
+
+
+class _Replay:
+    """The fold of a log, entry by entry, and what of it is printed."""
+
+    def __init__(
+        self,
+        host: Hosted,
+        terminal: Terminal | None,
+        ms: MatchState,
+        out: TextIO,
+        *,
+        round_no: int | None,
+        viewer: Viewer | None,
+    ) -> None:
+        self.host = host
+        self.terminal = terminal
+        self.ms = ms
+        self.out = out
+        self.round_no = round_no
+        self.viewer = viewer
+        self.shown_round: int | None = None  # the round whose header was printed last
+        self.updates = 0  # the viewer's updates so far
+        self.seen_round = round_no is None  # whether any entry of round_no was folded
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def fold(self, entry: Entry) -> bool:
+        """Fold one entry and print what is wanted of it; False (said why) if it does not fold."""
+        from domain import engine
+        from projections.common import project_events
+
+        before = self.ms
+        try:
+            self.ms, outcome = engine.apply(self.ms, entry)
+        except engine.IntegrityError as exc:
+            self.say(f"FAILED at {exc}")
+            return False
+        round_ = self.host.rules.round_of(before.game_state) if before.started else None
+        wanted = self.round_no is None or round_ == self.round_no
+        self.seen_round = self.seen_round or wanted
+        if self.viewer is None:
+            if wanted:
+                self._round_header(round_)
+                self._print_entry(entry, before, outcome)
+            return True
+        shown = project_events(self.host.views, self.ms, outcome, self.viewer)
+        if not shown:
+            return True  # no update for this viewer
+        self.updates += 1
+        if wanted:
+            self._round_header(round_)
+            self._print_update(entry, before, shown)
+        return True
+
+    def _round_header(self, round_: int | None) -> None:
+        if round_ is not None and round_ != self.shown_round:
+            self.say(f"--- round {round_} ---")
+            self.shown_round = round_
+
+    def _print_update(self, entry: Entry, before: MatchState, shown: list[dict[str, Any]]) -> None:
+        """One of the viewer's updates, as its terminal showed the events."""
+        from projections.common import match_view
+
+        assert self.viewer is not None
+        self.say(f"update {self.updates} +{(entry.ts - before.created) / 1000:.3f}s")
+        view = match_view(self.host.views, self.ms, self.viewer)
+        for line in event_lines(self.terminal, view, shown):
+            self.say(f"    {line}")
+
+    def _print_entry(self, entry: Entry, before: MatchState, outcome: Outcome) -> None:
+        """One entry of the whole log: who sent what, its events, rejection and warnings."""
+        from projections.common import engine_event
+
+        self.say(_entry_line(entry, before, show_body=outcome.rejection is not None or not outcome.events))
+        for event in outcome.events:
+            projected = engine_event(event)
+            if projected is not None:
+                self.say(f"    {engine_line(projected)}")
+            else:
+                for line in self.host.views.describe(self.ms, event):
+                    self.say(f"    {line}")
+        if outcome.rejection is not None:
+            self.say(f"    rejected ({outcome.rejection.code}): {outcome.rejection.reason}")
+        for warning in outcome.warnings:
+            self.say(f"    warning: {warning}")
+
+    def finish(self) -> bool:
+        """The result (or that the log ends first); False if round_no was never reached."""
+        if not self.seen_round:
+            self.say(f"no round {self.round_no} in this log")
+        ms = self.ms
+        if ms.result is not None:
+            r = ms.result
+            winner = "draw" if r.winner is None else f"seat {r.winner} ({ms.names[r.winner]})"
+            self.say(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}")
+        else:
+            self.say("the log ends before the match does")
+        return self.seen_round
+
+
+def _entry_line(entry: Any, before: Any, *, show_body: bool) -> str:
+    at = (entry.ts - before.created) / 1000
+    head = f"#{entry.seq} +{at:.3f}s {entry.kind}"
+    if entry.seat is not None:
+        name = before.names[entry.seat] if 0 <= entry.seat < len(before.names) else None
+        head += f" seat {entry.seat}" + (f" ({name})" if name else "")
+    if show_body and entry.kind == "command":
+        head += f" {json.dumps(entry.body, sort_keys=True)}"
+    return head
+
+
+def print_verify(entries: list[Any], out: Any = None) -> bool:
+    from domain.engine import verify
+    from projections.registry import rules_by_name
+
+    out = out or sys.stdout
+    checked = verify(rules_by_name(), entries)
+    if checked.ok:
+        if checked.setup == "seed":
+            print("setup: drawn again from the revealed seed, and the same", file=out)
+        elif checked.setup == "host":
+            print("setup: given by the match's host, not drawn from the seed", file=out)
+        print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
+        return True
+    where = f"entry {checked.failed_seq}"
+    if checked.failed_round is not None:
+        where += f" (round {checked.failed_round})"
+    reason = checked.failure or "unknown failure"
+    if reason.startswith(where + ": "):
+        reason = reason[len(where) + 2 :]
+    print(f"verify: FAILED at {where}: {reason}", file=out)
+    return False
