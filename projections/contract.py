@@ -11,11 +11,15 @@ may know: the property tests compare encoded bytes.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
 
 import msgspec
 
-from domain.engine import MatchState
+from domain.contract import Game
+from domain.engine import MatchState, Outcome, create_entry, open_match, propose
+from domain.engine import deadline as engine_deadline
+from domain.rng import Rng
 
 
 class Viewer(msgspec.Struct, frozen=True):
@@ -49,3 +53,120 @@ class GameViews(Protocol):
     def describe(self, ms: MatchState, event: Any) -> list[str]:
         """Lines for a human reading the whole match (replay, audits): full view."""
         ...
+
+    def twins(self, variant: str, rng: Rng) -> Twins:
+        """Two matches of `variant` only some viewers may tell apart, drawn from `rng`
+        (deterministically): see `Twins`."""
+        ...
+
+
+# --- twin worlds: the leak property's input -----------------------------------------------
+#
+# Each game's projection module supplies `twins(variant, rng) -> Twins`: two matches with
+# the same public play and a different hidden input (a replaced submission, a wall nobody
+# touches, another level's chat). Every viewer but the seats in `tells` (and full viewers)
+# must receive byte-identical streams of the two (tests/conformance/leaks.py checks it).
+
+TWIN_MATCH_ID = "twins"
+"""The match id of both twin worlds."""
+
+
+class TwinStep(msgspec.Struct, frozen=True, kw_only=True):
+    """One log entry of a twin world after its seats are taken."""
+
+    ts: int
+    kind: Literal["command", "tick"]
+    seat: int | None = None
+    body: Any = None
+
+
+class TwinWorld(msgspec.Struct, frozen=True, kw_only=True):
+    """One of two twin matches: created (match id TWIN_MATCH_ID) with `options` (the host's,
+    secret ones included) and `seed` at log time `created`; every seat is then taken in
+    seat order at that same time by a player named P<seat> (a join naming no seat); then
+    `script`, entry by entry."""
+
+    options: dict[str, Any]
+    seed: bytes
+    created: int
+    script: tuple[TwinStep, ...]
+
+
+class Twins(msgspec.Struct, frozen=True, kw_only=True):
+    """Two matches of `variant` that only the seats in `tells` (and full viewers) may
+    tell apart: their public options are the same, and every other seat and a spectator
+    must receive the same stream of update frames of both, up to the reveal (the end of
+    the match) or, when `until` is given, up to the first `until[w]` script steps of
+    world w, after which the rules let those viewers learn something that differs.
+    The worlds really differ: the full view (and, if `tells` is not empty, the stream of
+    one of those seats) is not the same in both."""
+
+    variant: str
+    worlds: tuple[TwinWorld, TwinWorld]
+    tells: tuple[int, ...]
+    until: tuple[int, int] | None = None
+
+
+class Rehearsal:
+    """A twin world played through the engine while its script is written, so that a
+    strategy can choose each step from the state reached. `mark` and `rewind` undo steps
+    (the state is immutable, so a mark is the state and the script's length)."""
+
+    def __init__(
+        self, rules: Game, variant: str, options: Mapping[str, Any], seed: bytes, created: int
+    ) -> None:
+        self.options = dict(options)
+        self.seed = seed
+        self.created = created
+        first = create_entry(
+            rules, match_id=TWIN_MATCH_ID, variant=variant, options=options, seed=seed, ts=created
+        )
+        ms = open_match(rules, first)
+        for seat in range(ms.seats):
+            _, ms, outcome = propose(
+                ms, kind="join", seat=None, cid=None, body={"name": f"P{seat}"}, ts=created
+            )
+            if outcome.rejection is not None:
+                raise RuntimeError(f"seat {seat}: {outcome.rejection}")
+        self.ms: MatchState = ms
+        self.steps: list[TwinStep] = []
+        self.outcomes: list[Outcome] = []
+
+    @property
+    def gs(self) -> Any:
+        """The game's state now."""
+        return self.ms.game_state
+
+    @property
+    def ts(self) -> int:
+        """The log time of the last entry."""
+        return self.ms.last_ts
+
+    def step(
+        self, kind: Literal["command", "tick"], seat: int | None, body: Any, ts: int
+    ) -> Outcome:
+        """Propose one entry at `ts` and write it into the script; its outcome."""
+        _, self.ms, outcome = propose(self.ms, kind=kind, seat=seat, cid=None, body=body, ts=ts)
+        self.steps.append(TwinStep(ts=ts, kind=kind, seat=seat, body=body))
+        self.outcomes.append(outcome)
+        return outcome
+
+    def tick(self, late_ms: int = 0) -> Outcome:
+        """The tick at the next deadline, `late_ms` after it (never before the last entry)."""
+        due = engine_deadline(self.ms)
+        if due is None:
+            raise RuntimeError("nothing waits on time")
+        return self.step("tick", None, {"deadline": due}, max(self.ts, due + late_ms))
+
+    def mark(self) -> tuple[MatchState, int]:
+        return self.ms, len(self.steps)
+
+    def rewind(self, mark: tuple[MatchState, int]) -> None:
+        self.ms, n = mark
+        del self.steps[n:]
+        del self.outcomes[n:]
+
+    def world(self) -> TwinWorld:
+        return TwinWorld(
+            options=self.options, seed=self.seed, created=self.created, script=tuple(self.steps)
+        )
