@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.engine import MatchState
+from domain.engine import MatchState, Outcome
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import (
     ACTIONS,
@@ -29,7 +29,8 @@ from domain.games.five_card_trick import (
     Submitted,
     Terms,
 )
-from projections.contract import Viewer
+from domain.rng import Rng
+from projections.contract import Rehearsal, Twins, Viewer
 
 
 def _sees_hidden(viewer: Viewer, seat: int) -> bool:
@@ -320,3 +321,163 @@ def describe(ms: MatchState, event: Any) -> list[str]:
             f"({event.reason}); {terms.chip_plural} {chips}."
         ]
     return []
+
+
+# --- twin worlds (the leak property) ---------------------------------------------------
+
+_TWIN_T0 = 1_732_233_600_000
+
+
+def _twin_submission(gs: State, seat: int, rng: Rng) -> dict[str, Any]:
+    """A valid submission for `seat` now: one to three actions (a repeat and items in
+    `final`), a Block target when Block is played (now and then none)."""
+    holder = gs.seats[seat]
+    items: list[str] = []
+    final = gs.variant == "final"
+    if final and "overload" in holder.items and rng.below(3) == 0:
+        items.append("overload")
+    if final and "limit_reset" in holder.items and rng.below(4) == 0:
+        items.append("limit_reset")
+    count = 3 if "overload" in items else 1 + rng.below(2)
+    actions: list[str] = []
+    while len(actions) < count:
+        action = rng.choice(ACTIONS)
+        if actions.count(action) < (2 if final else 1):
+            actions.append(action)
+    body: dict[str, Any] = {"type": "submit", "round": gs.round, "actions": actions, "items": items}
+    if "block" in actions and rng.below(8) != 0:
+        body["block"] = rng.choice(ACTIONS)
+    return body
+
+
+def _block_resolved(outcomes: list[Outcome], seat: int) -> bool:
+    """Whether `seat`'s Block resolved in a round closed by one of `outcomes`."""
+    return any(
+        p.action == "block" and p.status == "resolved"
+        for outcome in outcomes
+        for e in outcome.events
+        if isinstance(e, RoundResolved)
+        for p in e.seats[seat].plays
+    )
+
+
+def _closes(outcomes: list[Outcome]) -> bool:
+    """Whether one of `outcomes` closed the round in play (or ended the game)."""
+    return any(
+        isinstance(e, RoundResolved | RoundReplayed | GameOver) for o in outcomes for e in o.events
+    )
+
+
+Planned = tuple[int, dict[str, Any], dict[str, Any]]
+"""A command of a twin round: the seat, its body in the first world and in the second."""
+
+
+def twins(variant: str, rng: Rng) -> Twins:
+    """Two Five-Card Trick matches that differ only in what one seat (the hidden seat)
+    submitted and then replaced before the deadline, and in what its Blocks that did not
+    resolve (canceled, blocked or disregarded) named; everything else is the same in
+    both. Only the hidden seat may tell them apart (and full viewers).
+
+    Rounds close at their deadline (`early_close` false) or, now and then, as soon as
+    both are in (the hidden seat then replaces its submission before the other submits).
+    Seats miss rounds, send stale or invalid commands, use items (`final`, Claim Priority
+    among them) and, in `gauntlet`, both miss a round now and then."""
+    hidden = rng.below(2)
+    other = 1 - hidden
+    early_close = rng.below(4) == 0
+    rounds = 2 + rng.below(4)
+    options: dict[str, Any] = {
+        "clock_scale": 0.01,
+        "early_close": early_close,
+        "rounds": rounds,
+        "extension": 1,
+        "max_rounds": rounds + rng.below(3),
+        "dmo": rng.below(2),
+    }
+    if variant == "gauntlet":
+        options["max_replays"] = 1 + rng.below(2)
+    seed = bytes(rng.below(256) for _ in range(32))
+    a = Rehearsal(fct, variant, options, seed, _TWIN_T0)
+    b = Rehearsal(fct, variant, options, seed, _TWIN_T0)
+    while not a.ms.ended:
+        gs: State = a.gs
+        first = gs.round == 1 and gs.replays == 0
+        both_miss = variant == "gauntlet" and not first and rng.below(5) == 0
+        # The hidden seat: submissions it replaces (different in the two worlds), then
+        # the one that counts (a Block in it may name a different target).
+        hidden_plan: list[Planned] = []
+        if not both_miss and (first or rng.below(5) != 0):
+            for _ in range(1 if first else rng.below(3)):
+                sub_a = _twin_submission(gs, hidden, rng)
+                sub_b = _twin_submission(gs, hidden, rng)
+                while sub_b == sub_a:
+                    sub_b = _twin_submission(gs, hidden, rng)
+                hidden_plan.append((hidden, sub_a, sub_b))
+            last = _twin_submission(gs, hidden, rng)
+            last_b = dict(last)
+            if last.get("block") is not None and rng.below(4) != 0:  # (none named is public)
+                last_b["block"] = rng.choice(ACTIONS)
+            hidden_plan.append((hidden, last, last_b))
+        # The other seat, the same in both worlds (often a Block too, so that the hidden
+        # seat's Block collides).
+        other_plan: list[Planned] = []
+        if not both_miss and rng.below(5) != 0:
+            for _ in range(1 + (rng.below(4) == 0)):
+                body = _twin_submission(gs, other, rng)
+                if any("block" in x["actions"] for _, x, _ in hidden_plan) and rng.below(2):
+                    body["actions"] = ["block", *[x for x in body["actions"] if x != "block"][:1]]
+                    body["block"] = rng.choice(ACTIONS)
+                    body["items"] = []
+                other_plan.append((other, body, body))
+        plan: list[Planned] = []
+        holder = gs.seats[other]
+        if holder.priority and "claim_priority" in holder.items and rng.below(2) == 0:
+            use = {"type": "use_item", "item": "claim_priority", "round": gs.round}
+            plan.append((other, use, use))
+        if early_close:
+            plan += hidden_plan + other_plan
+        else:  # interleaved; each seat's own submissions keep their order
+            queues = {hidden: list(hidden_plan), other: list(other_plan)}
+            seats = [p[0] for p in hidden_plan + other_plan]
+            plan += [queues[s].pop(0) for s in rng.shuffle(seats)]
+        if rng.below(6) == 0:
+            junk = rng.choice(
+                [
+                    {"type": "submit", "round": gs.round + 1, "actions": ["score"]},
+                    {"type": "submit", "round": gs.round, "actions": ["dance"]},
+                    {"type": "use_item", "item": "claim_priority", "round": gs.round},
+                ]
+            )
+            plan.insert(rng.below(len(plan) + 1), (rng.below(2), junk, junk))
+        mark_a, mark_b = a.mark(), b.mark()
+        # Tried as planned; then with the hidden seat's last submission the same in both
+        # worlds (its Block resolved in one of them after all); then all of it the same.
+        for attempt in range(3):
+            if attempt:
+                a.rewind(mark_a)
+                b.rewind(mark_b)
+                plan = [
+                    (s, x, x if attempt == 2 or (hidden_plan and x is hidden_plan[-1][1]) else y)
+                    for s, x, y in plan
+                ]
+            start = a.ts
+            agree = True
+            for i, (seat, body_a, body_b) in enumerate(plan):
+                out_a = a.step("command", seat, body_a, start + 10 * (i + 1))
+                out_b = b.step("command", seat, body_b, start + 10 * (i + 1))
+                agree = agree and (out_a.rejection is None) == (out_b.rejection is None)
+            if not _closes(a.outcomes[mark_a[1]:]):
+                late = rng.below(3)
+                a.tick(late)
+                b.tick(late)
+            resolved = _block_resolved(a.outcomes[mark_a[1]:], hidden) or _block_resolved(
+                b.outcomes[mark_b[1]:], hidden
+            )
+            targets_differ = bool(hidden_plan) and any(
+                x is hidden_plan[-1][1] and x.get("block") != y.get("block") for _, x, y in plan
+            )
+            if agree and not (resolved and targets_differ):
+                break
+        else:
+            raise RuntimeError("Five-Card Trick twins: no round both worlds play alike")
+    return Twins(variant=variant, worlds=(a.world(), b.world()), tells=(hidden,))

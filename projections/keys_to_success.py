@@ -24,6 +24,8 @@ Full viewers (auditors, and everyone once the match has ended) see everything.
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 from domain.engine import MatchState
@@ -42,7 +44,8 @@ from domain.games.keys_to_success import (
     VoteCast,
 )
 from domain.games.keys_to_success.layout import Layout
-from projections.contract import Viewer
+from domain.rng import Rng
+from projections.contract import Rehearsal, Twins, Viewer
 
 
 def is_open(gs: State, viewer: Viewer) -> bool:
@@ -432,3 +435,208 @@ def describe(ms: MatchState, event: Any) -> list[str]:
 
 def _seat_list(seats: tuple[int, ...]) -> str:
     return ", ".join(map(str, seats)) if seats else "none"
+
+
+# --- twin worlds (the leak property) ---------------------------------------------------
+
+_TWIN_T0 = 10_000
+
+TWIN_LAYOUTS = (
+    "default",
+    "A:open B:pass C:garnet\nD:open E:garnet",
+    "A:o B:o C:p D:g\nE:o F:p G:g\nH:o I:g\nJ:o",
+    "A:o B:g\nC:o\nD:p E:o F:g",
+)
+_WORDS = ("left", "right", "A", "trust", "me", "garnet", "pass", "wait", "now", "go")
+
+_Move = tuple[int, dict[str, Any]]
+"""A command of a twin round: the seat and its body."""
+
+
+def _twin_visible(gs: State, p: int) -> Any:
+    """What seat `p` may know after a round, read from the state (not from the
+    projections): the phase and round, itself, who is in its level and that level's
+    gates, and, of the round just played, its own play and its level's results."""
+    me = gs.players[p]
+    gates: tuple[tuple[str, bool], ...] = ()
+    if me.depth < gs.levels:
+        gates = tuple((g.name, gs.is_closed(g)) for g in gs.layout.levels[me.depth])
+    last: Any = None
+    if gs.history:
+        plays = gs.history[-1].plays
+        mine = next((x for x in plays if x.seat == p), None)
+        if mine is not None:
+            last = (
+                mine,
+                tuple((x.seat, len(x.cards), x.entered) for x in plays if x.depth == mine.depth),
+            )
+    return (gs.phase, gs.round, me, gs.members(me.depth), gates, last)
+
+
+def _twin_cards(rng: Rng, hand: Counter[int]) -> list[int]:
+    cards = list(hand.elements())
+    return sorted(rng.shuffle(cards)[: min(len(cards), rng.choice([1, 1, 2, 3]))])
+
+
+def _twin_gates(rng: Rng, gs: State, depth: int) -> list[str]:
+    open_ = gs.open_gates(depth)
+    pairs = [(a.name, b.name) for a, b in pairwise(open_) if b.index == a.index + 1]
+    if pairs and rng.below(2) == 0:
+        return list(rng.choice(pairs))
+    return [rng.choice(open_).name]
+
+
+def _twin_submit(round_: int, gates: list[str], cards: list[int]) -> dict[str, Any]:
+    return {"type": "submit", "round": round_, "gates": gates, "cards": cards}
+
+
+def _twin_chat(rng: Rng) -> dict[str, Any]:
+    return {"type": "chat", "text": " ".join(rng.choice(_WORDS) for _ in range(1 + rng.below(5)))}
+
+
+def _twin_outside(
+    rng: Rng, gs: State, seats: list[int], must_submit: bool, misser: int | None
+) -> list[_Move]:
+    """What the players outside the watched level do in one world: chat, rejected
+    commands, submissions and resubmissions, missed rounds, each drawn on its own."""
+    moves: list[_Move] = []
+    for s in seats:
+        if rng.below(10) < 3:
+            moves.append((s, _twin_chat(rng)))
+        if rng.below(10) == 0:
+            moves.append((s, _twin_submit(gs.round + 7, ["A"], [1])))  # rejected: wrong round
+        if not gs.awaited(s) or s == misser or (not must_submit and rng.below(100) < 15):
+            continue
+        depth = gs.players[s].depth
+        for _ in range(2 if rng.below(10) == 0 else 1):  # sometimes a resubmission
+            cards = _twin_cards(rng, Counter(gs.players[s].hand))
+            moves.append((s, _twin_submit(gs.round, _twin_gates(rng, gs, depth), cards)))
+    return rng.shuffle(moves)
+
+
+def _twin_run(
+    variant: str, rng: Rng, seats: int, layout: str, early_close: bool, p: int
+) -> tuple[Rehearsal, Rehearsal, int, int]:
+    """Two worlds played side by side in which the players of seat `p`'s level do the
+    same (submissions, chat, at the same log times) and everyone else acts on its own in
+    each; and, for each world, how many script steps come before the round in which
+    something `p` may know differs (or play ends)."""
+    options = {"seats": seats, "layout": layout, "early_close": early_close, "clock_scale": 0.01}
+    seed = bytes(rng.below(256) for _ in range(32))
+    worlds = (
+        Rehearsal(kts, variant, options, seed, _TWIN_T0),
+        Rehearsal(kts, variant, options, seed, _TWIN_T0),
+    )
+    a, b = worlds
+    stop = [len(a.steps), len(b.steps)]
+    while a.gs.phase == "play" and b.gs.phase == "play":
+        ga: State = a.gs
+        gb: State = b.gs
+        depth = ga.players[p].depth
+        level = list(ga.members(depth))
+        if level != list(gb.members(depth)):
+            raise RuntimeError("Keys to Success twins: the watched level differs")
+        outside = [s for s in range(seats) if s not in level]
+        # The level's own moves: the same in both worlds (cards both worlds' hands hold).
+        shared_submit: dict[int, dict[str, Any]] = {}
+        for s in level:
+            if not (ga.awaited(s) or gb.awaited(s)):
+                continue
+            both = Counter(ga.players[s].hand) & Counter(gb.players[s].hand)
+            if both and ga.open_gates(depth):
+                shared_submit[s] = _twin_submit(
+                    ga.round, _twin_gates(rng, ga, depth), _twin_cards(rng, both)
+                )
+        awaited_both = [s for s in level if ga.awaited(s) and gb.awaited(s) and s in shared_submit]
+        ready = all(s in shared_submit for s in level if ga.awaited(s) or gb.awaited(s))
+        everyone = early_close and ready and bool(awaited_both) and rng.below(2) == 0
+        last = rng.choice(awaited_both) if everyone else None
+        misser_shared = None
+        if early_close and not everyone:
+            candidates = [s for s in level if ga.awaited(s) and gb.awaited(s)]
+            if candidates:
+                misser_shared = rng.choice(candidates)
+        shared: list[_Move] = [(s, _twin_chat(rng)) for s in level if rng.below(10) < 3]
+        for s, cmd in shared_submit.items():
+            if s in (misser_shared, last) or (not everyone and rng.below(10) < 2):
+                continue
+            shared.append((s, cmd))
+        shared = rng.shuffle(shared)
+        if last is not None:
+            shared.append((last, shared_submit[last]))
+        # Everyone else, world by world.
+        plans: list[list[tuple[int, int, dict[str, Any]]]] = []  # (slot, seat, command)
+        for w in worlds:
+            misser = None
+            if early_close and not everyone and misser_shared is None:
+                awaited = [s for s in outside if w.gs.awaited(s)]
+                misser = rng.choice(awaited) if awaited else None
+            mine = _twin_outside(rng, w.gs, outside, everyone, misser)
+            slots = len(shared) if everyone else len(shared) + 1
+            plans.append([(rng.below(slots), seat, cmd) for seat, cmd in mine])
+        base = a.ts
+        if base != b.ts:
+            raise RuntimeError("Keys to Success twins: the worlds' clocks differ")
+        resolved = []
+        for w, plan in zip(worlds, plans, strict=True):
+            before = w.gs.round
+            mark = len(w.steps)
+            for slot in range(len(shared) + 1):
+                for at, seat, cmd in plan:
+                    if at == slot:
+                        w.step("command", seat, cmd, base + slot)
+                if slot < len(shared):
+                    seat, cmd = shared[slot]
+                    w.step("command", seat, cmd, base + slot + 1)
+            if w.gs.round == before and w.gs.phase == "play":
+                w.tick()
+            found = [
+                mark + i
+                for i, o in enumerate(w.outcomes[mark:])
+                if any(isinstance(e, RoundResolved) and e.round == before for e in o.events)
+            ]
+            if len(found) != 1:
+                raise RuntimeError("Keys to Success twins: a round did not close once")
+            resolved.append(found[0])
+        if a.ms.last_ts != b.ms.last_ts:
+            raise RuntimeError("Keys to Success twins: a round closed at different times")
+        if _twin_visible(a.gs, p) != _twin_visible(b.gs, p) or a.gs.phase != "play":
+            stop = resolved
+            break
+        stop = [len(a.steps), len(b.steps)]
+    return a, b, stop[0], stop[1]
+
+
+def twins_with(
+    variant: str, rng: Rng, *, seats: int, layout: str, early_close: bool, seat: int
+) -> Twins:
+    """Two matches in which the players in `seat`'s level do exactly the same (same
+    submissions, same chat, at the same log times) and everyone outside it acts on its
+    own in each world: other gates, other cards, missed rounds, chat or none, rejected
+    commands. Only the others may tell them apart, until something `seat` may learn
+    differs (who is in its level, its level's gates, its own cards and its level's
+    results) or play ends: the comparison stops before that round's results.
+
+    Drawn again (from `rng`) while nothing outside the level differs before that point."""
+    for _ in range(20):
+        a, b, until_a, until_b = _twin_run(variant, rng, seats, layout, early_close, seat)
+        events_a = [o.events for o in a.outcomes[:until_a] if o.events]
+        events_b = [o.events for o in b.outcomes[:until_b] if o.events]
+        if events_a != events_b:
+            break
+    return Twins(
+        variant=variant,
+        worlds=(a.world(), b.world()),
+        tells=tuple(s for s in range(seats) if s != seat),
+        until=(until_a, until_b),
+    )
+
+
+def twins(variant: str, rng: Rng) -> Twins:
+    """Twin worlds that differ outside one seat's level (see `twins_with`): 3 to 9 seats
+    on one of TWIN_LAYOUTS, rounds closing early or at the deadline."""
+    seats = 3 + rng.below(7)
+    return twins_with(
+        variant, rng, seats=seats, layout=rng.choice(TWIN_LAYOUTS),
+        early_close=rng.below(2) == 0, seat=rng.below(seats),
+    )

@@ -19,7 +19,10 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+import msgspec
+
 from domain.engine import MatchState
+from domain.engine import deadline as engine_deadline
 from domain.games import memory_maze as mm
 from domain.games.memory_maze import (
     TERMS,
@@ -35,19 +38,24 @@ from domain.games.memory_maze.maze import (
     DIRECTION_WORDS,
     Cell,
     Maze,
+    MazeError,
     border_position,
     cell_name,
     cell_position,
+    check_corners,
     edge_between,
     edge_cells,
     edge_name,
+    generate,
     interior_edges,
+    mirror_edge,
     on_board,
     render,
     step,
     trace,
 )
-from projections.contract import Viewer
+from domain.rng import Rng
+from projections.contract import Rehearsal, Twins, Viewer
 
 
 def _cells(cells: tuple[Cell, ...] | list[Cell]) -> list[str]:
@@ -358,3 +366,138 @@ def describe(ms: MatchState, event: Any) -> list[str]:
             lines.extend(audit_drawing(gs, s))
         return lines
     return []
+
+
+# --- twin worlds (the leak property) ---------------------------------------------------
+
+_TWIN_T0 = 1_732_233_600_000
+
+
+def _twin_mazes(variant: str, rng: Rng) -> tuple[Maze, Maze, frozenset[int]]:
+    """A maze drawn from `rng`, and the same maze with one mirror pair of plain borders
+    walled in the first and open in the second (every corner reachable in both); that
+    pair of edges."""
+    n, axis = mm.SIZE[variant], mm.AXIS[variant]
+    maze = generate(n, axis, rng, colored_pairs=1 + rng.below(3) if variant == "crazy" else 0)
+    pairs = [(e, mirror_edge(e, n, axis)) for e in interior_edges(n)]
+    for e, m in rng.shuffle([(e, m) for e, m in pairs if e < m]):
+        if maze.owner(e) is not None or maze.owner(m) is not None:
+            continue  # a colored wall is in sight of everyone
+        walled = msgspec.structs.replace(maze, walls=maze.walls | {e, m})
+        try:
+            check_corners(walled)
+        except MazeError:
+            continue
+        return walled, msgspec.structs.replace(maze, walls=maze.walls - {e, m}), frozenset((e, m))
+    raise RuntimeError("no border pair to wall")  # pragma: no cover
+
+
+def _toward(maze: Maze, letter: str, start: Cell, goal: Cell) -> str:
+    """The shortest sequence from `start` to `goal` for the player who started at
+    `letter` (breadth first over the borders it may cross)."""
+    n = maze.size
+    blocked = maze.blocked_for(letter)
+    came: dict[Cell, tuple[Cell, str]] = {}
+    todo = [start]
+    seen = {start}
+    for cell in todo:
+        if cell == goal:
+            break
+        for move in "UDLR":
+            nxt = step(cell, move)
+            edge = edge_between(cell, nxt, n)
+            if edge is not None and edge not in blocked and nxt not in seen:
+                seen.add(nxt)
+                came[nxt] = (cell, move)
+                todo.append(nxt)
+    moves: list[str] = []
+    cell = goal
+    while cell != start:
+        cell, move = came[cell]
+        moves.append(move)
+    return "".join(reversed(moves))
+
+
+def _twin_moves(gs: State, seat: int, walled: Maze, avoid: frozenset[int], rng: Rng) -> str:
+    """A sequence for `seat` that never tries a border in `avoid`: half the time the way
+    to its next corner (or home), otherwise a few random moves (which may bonk)."""
+    me = gs.seats[seat]
+    n = walled.size
+    limit = gs.options.max_moves
+    if rng.below(2) == 0:
+        left = [c for c in me.targets if c not in me.visited]
+        goal = min(left, key=lambda c: abs(c[0] - me.pos[0]) + abs(c[1] - me.pos[1])) if left else me.start
+        path = _toward(walled, me.letter, me.pos, goal)
+        if path:
+            return path[:limit]
+    blocked = walled.blocked_for(me.letter)
+    pos: Cell | None = me.pos
+    moves: list[str] = []
+    for _ in range(rng.below(min(limit, 12)) + 1):
+        here = pos if pos is not None else me.pos
+        move = rng.choice([m for m in "UDLR" if edge_between(here, step(here, m), n) not in avoid])
+        moves.append(move)
+        if pos is not None:
+            edge = edge_between(pos, step(pos, move), n)
+            pos = None if edge is None or edge in blocked else step(pos, move)
+    return "".join(moves)
+
+
+def twins(variant: str, rng: Rng) -> Twins:
+    """Two Memory Maze matches on a host's maze that differ in one mirror pair of
+    borders, walled in one world and open in the other, which no attempt ever tries;
+    both players play the same in both (attempts that bonk elsewhere, turns run out,
+    rejected commands, play to a win now and then). Players and spectators see the same
+    of a Memory Maze, so no seat may tell the worlds apart: only full viewers, who see
+    the maze."""
+    walled, opened, avoid = _twin_mazes(variant, rng)
+    options: dict[str, Any] = {"clock_scale": 0.01, "bottom_left_seat": rng.below(2)}
+    if mm.has_turns(variant):
+        options["first_seat"] = rng.below(2)
+    if variant == "black-garnet":
+        options["periods"] = rng.below(4)
+    if variant == "minos":
+        options["reserve_seconds"] = rng.choice([0, 2, 300])
+    mazes = (walled, opened) if rng.below(2) == 0 else (opened, walled)
+    seed = bytes(rng.below(256) for _ in range(32))
+    a, b = (
+        Rehearsal(mm, variant, {**options, "maze": "\n".join(render(m))}, seed, _TWIN_T0)
+        for m in mazes
+    )
+    length = 20 + rng.below(60)
+    while not a.ms.ended and len(a.steps) < length:
+        gs: State = a.gs
+        due = engine_deadline(a.ms)
+        r = rng.below(12)
+        if mm.has_turns(variant):
+            seat = gs.to_move if gs.to_move is not None else 0
+            body: dict[str, Any] = {"type": "move", "moves": "", "turn": gs.turn}
+            if r == 0:
+                seat = 1 - seat  # not its turn
+            elif r == 1:
+                body["turn"] = gs.turn + 1 + rng.below(2) * -2  # a stale or future turn
+            elif r == 2:
+                body["moves"] = "UX"  # not moves
+            elif r != 3:  # r == 3: no moves (a pass)
+                body["moves"] = _twin_moves(gs, seat, walled, avoid, rng)
+        else:
+            seat = rng.below(2)
+            body = {"type": "move", "moves": _twin_moves(gs, seat, walled, avoid, rng)}
+            if not gs.seats[seat].ready and r < 9 and due is not None:
+                late = rng.below(3)
+                a.tick(late)  # its cooldown ends first (most of the time)
+                b.tick(late)
+                continue
+        if r == 4 and due is not None:
+            late = rng.below(3)
+            a.tick(late)
+            b.tick(late)
+            continue
+        # now and then past the deadline: a period or the reserve is spent first, or the
+        # turn is gone and the move is refused
+        at = a.ts + 1 + rng.below(40)
+        if due is not None and rng.below(6) == 0:
+            at = max(at, due + rng.below(50))
+        a.step("command", seat, body, at)
+        b.step("command", seat, body, at)
+    return Twins(variant=variant, worlds=(a.world(), b.world()), tells=())

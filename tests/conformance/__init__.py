@@ -1,0 +1,1 @@
+"""The conformance suite: what every registered game and variant must satisfy."""
