@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from domain.canonical import to_builtins
-from domain.engine import MatchEnded, MatchStarted, MatchState, Outcome, Revealed, SeatTaken
+from domain.engine import (
+    ENGINE_EVENTS,
+    MatchEnded,
+    MatchStarted,
+    MatchState,
+    Outcome,
+    Revealed,
+    SeatTaken,
+)
 from projections.contract import GameViews, Viewer
 
 
@@ -38,7 +46,9 @@ def engine_event(event: Any) -> dict[str, Any] | None:
     return None
 
 
-ENGINE_EVENT_TYPES = (SeatTaken, MatchStarted, MatchEnded, Revealed)
+# The wire `type` of each of domain.engine.ENGINE_EVENTS (its msgspec tag): how a client
+# tells the engine's events in an update from the game's.
+ENGINE_EVENT_NAMES: frozenset[str] = frozenset(str(e.__struct_config__.tag) for e in ENGINE_EVENTS)
 
 
 def project_events(
@@ -48,7 +58,7 @@ def project_events(
     viewer = effective(ms, viewer)
     out: list[dict[str, Any]] = []
     for event in outcome.events:
-        if isinstance(event, ENGINE_EVENT_TYPES):
+        if isinstance(event, ENGINE_EVENTS):
             projected = engine_event(event)
         else:
             projected = views.event(ms, event, viewer)

@@ -25,7 +25,7 @@ from domain import engine
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import RoundResolved
 from projections import registry
-from projections.common import match_view
+from projections.common import ENGINE_EVENT_NAMES, engine_event, match_view
 from projections.contract import Viewer
 from projections.registry import hosted
 
@@ -489,6 +489,17 @@ def test_replay_one_round_as_each_viewer_saw_it(tmp_path: Path, capsys: pytest.C
     assert "no seat 2: this match has seats 0 to 1" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         cli.main(["replay", str(log), "--as", "white"])
+
+
+def test_the_engine_events_a_client_tells_apart_are_the_engines() -> None:
+    sim = play("dm12", ("heuristic", "random"), 1)
+    sent = {
+        engine_event(e)["type"]  # type: ignore[index]
+        for outcome in sim.outcomes
+        for e in outcome.events
+        if isinstance(e, engine.ENGINE_EVENTS)
+    }
+    assert sent == ENGINE_EVENT_NAMES == {"seat_taken", "match_started", "match_ended", "revealed"}
 
 
 def test_each_terminal_says_what_the_clock_waits_for() -> None:

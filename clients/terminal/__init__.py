@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from clients.per_game import ByGame
+from projections.common import ENGINE_EVENT_NAMES
 
 
 class Terminal(Protocol):
@@ -50,16 +51,13 @@ def event_lines(terminal: Terminal | None, view: dict[str, Any], events: list[di
     """An update's events as lines: the engine's here, the game's by its terminal."""
     lines: list[str] = []
     for event in events:
-        if event.get("type") in ENGINE_EVENT_TYPES:
+        if event.get("type") in ENGINE_EVENT_NAMES:
             lines.append(engine_line(event))
         elif terminal is not None:
             lines.extend(terminal.render_events(view, [event]))
         else:
             lines.append(json.dumps(event, sort_keys=True))
     return lines
-
-
-ENGINE_EVENT_TYPES = frozenset({"seat_taken", "match_started", "match_ended", "revealed"})
 
 
 def engine_line(event: dict[str, Any]) -> str:
