@@ -1,0 +1,90 @@
+"""The conformance suite over the registry: every check of tests/conformance/checks.py for
+every game in `projections.registry.GAMES` and every variant of it. A game is covered
+here the moment it is registered."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from projections.registry import GAMES
+from server.app import create_app
+from tests.conformance import checks
+
+CASES = [(game, v.name) for game, h in GAMES.items() for v in h.rules.variants]
+IDS = [f"{game}:{variant}" for game, variant in CASES]
+SEEDS = (0, 1)
+MISS = 0.08  # the chance a bot falls asleep when shown a view with a deadline
+
+
+@cache
+def bot_match(game: str, variant: str, seed: int, miss: float) -> checks.BotMatch:
+    return checks.check_bots_play(GAMES[game], variant, seed, miss=miss)
+
+
+def logs(game: str, variant: str) -> list[Any]:
+    return [bot_match(game, variant, seed, miss).entries for seed in SEEDS for miss in (0.0, MISS)]
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_bots_play_to_the_end(game: str, variant: str) -> None:
+    for seed in SEEDS:
+        bot_match(game, variant, seed, 0.0)
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_bots_play_to_the_end_through_missed_deadlines(game: str, variant: str) -> None:
+    for seed in SEEDS:
+        bot_match(game, variant, seed, MISS)
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_a_log_folds_the_same_in_other_processes(game: str, variant: str) -> None:
+    checks.check_fold_deterministic(GAMES[game], variant, logs(game, variant))
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_verify_names_the_entry_of_any_edit(game: str, variant: str) -> None:
+    rng = random.Random(f"{game}:{variant}")
+    for miss in (0.0, MISS):
+        checks.check_tampering(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss).entries, rng)
+
+
+@cache
+def published() -> dict[str, Any]:
+    """GET /games, as a client reads it."""
+    response = TestClient(create_app()).get("/games")
+    assert response.status_code == 200, response.text
+    return {g["name"]: g for g in response.json()["games"]}
+
+
+def published_schema(game: str, variant: str) -> dict[str, Any]:
+    found = [v for v in published()[game]["variants"] if v["name"] == variant]
+    assert len(found) == 1, f"GET /games lists {game} [{variant}] {len(found)} times"
+    schema: dict[str, Any] = found[0]["options"]
+    return schema
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_the_published_options_schema_and_configure_agree(game: str, variant: str) -> None:
+    checks.check_options(GAMES[game], variant, published_schema(game, variant))
+
+
+def test_get_games_lists_every_registered_game_and_variant() -> None:
+    assert sorted(published()) == sorted(GAMES)
+    for game, h in GAMES.items():
+        assert [v["name"] for v in published()[game]["variants"]] == [v.name for v in h.rules.variants]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_rules_page_with_a_protocol_section(game: str) -> None:
+    checks.check_docs(GAMES[game])
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_bots_for_the_default_line_up(game: str, variant: str) -> None:
+    checks.check_bots_exist(GAMES[game], variant)
