@@ -584,7 +584,7 @@ def command_tags(hosted: Hosted) -> list[str]:
 
 def check_docs(hosted: Hosted, root: Path = ROOT) -> None:
     """A rules page docs/rules/<game>.md naming every variant, with a "## Protocol"
-    section naming every command type, linked from docs/protocol.md."""
+    section showing every command type, and links that lead somewhere."""
     page = root / "docs" / "rules" / f"{hosted.rules.name}.md"
     if not page.is_file():
         raise fail(hosted, None, f"no rules page {page.relative_to(root)}")
@@ -598,9 +598,30 @@ def check_docs(hosted: Hosted, root: Path = ROOT) -> None:
     for tag in command_tags(hosted):
         if f'"type": "{tag}"' not in section:
             raise fail(hosted, None, f"the protocol section of {page.relative_to(root)} shows no {tag!r} command")
-    link = f"rules/{hosted.rules.name}.md#protocol"
-    if link not in (root / "docs" / "protocol.md").read_text():
-        raise fail(hosted, None, f"docs/protocol.md does not link to its protocol section ({link})")
+    try:
+        check_links(page, root)
+    except AssertionError as exc:
+        raise fail(hosted, None, str(exc)) from None
+
+
+def anchor(heading: str) -> str:
+    """A heading's anchor as GitHub makes it ("`final`: items" -> "final-items")."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def check_links(page: Path, root: Path = ROOT) -> None:
+    """Every relative link of a Markdown page leads to a file, and to a heading of it."""
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, fragment = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.is_file():
+            raise AssertionError(f"{page.relative_to(root)}: the link {target} leads to no file")
+        if fragment:
+            headings = re.findall(r"^#+ (.*)$", linked.read_text(), re.M)
+            if fragment not in {anchor(h) for h in headings}:
+                raise AssertionError(f"{page.relative_to(root)}: the link {target} leads to no heading")
 
 
 def check_bots_exist(hosted: Hosted, variant: str) -> None:
