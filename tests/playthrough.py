@@ -1,11 +1,17 @@
-"""Scripted Five-Card Trick matches and what every viewer receives of them.
+"""Scripted matches of every hosted game, and what every viewer receives of them.
 
 Used by the golden playthroughs (tests/test_golden.py, tests/golden/) and the property
-tests (tests/test_properties.py). What a viewer receives is built by the server's own
-code: a `server.hub.MatchRunner` folds the log entry by entry (as it does when it tails
-the stream) and its `streams` (server/streams.py) give each viewer's update frame of each
-entry right after it (live), and each viewer's whole stream caught up from its start
-once the match is over.
+tests (tests/test_properties.py). A playthrough is a function that plays one match
+through the engine (`domain.engine.propose`): a fixed match id, seed, options and
+timestamps, commands written out in the script, and where bots finish a match, bots with
+seeded `random.Random` generators. So the same script gives the same log, byte for byte.
+
+What a viewer receives is built by the server's own code: a `server.hub.MatchRunner`
+folds the log entry by entry (as it does when it tails the stream) and its `streams`
+(server/streams.py) give each viewer's update frame of each entry right after it (live),
+and each viewer's whole stream caught up from its start once the match is over. The
+viewers are every seat, a spectator and the full (auditor) view. `runner_for` and `feed`
+are the only functions here that touch the server's internals.
 """
 
 from __future__ import annotations
@@ -20,19 +26,25 @@ import msgspec
 from clients.bots import BOTS, Bot
 from domain import engine
 from domain.engine import Entry, MatchState
-from projections import five_card_trick as views
 from projections.common import match_view
 from projections.contract import AUDITOR, SPECTATOR, Viewer
+from projections.registry import hosted
 from server.hub import MatchRunner
 from tests.fct_helpers import FctMatch
+from tests.match_driver import MatchDriver
 
-# The viewers every playthrough is shown to, by label.
-VIEWERS: Mapping[str, Viewer] = {
-    "seat 0": Viewer(seat=0),
-    "seat 1": Viewer(seat=1),
-    "spectator": SPECTATOR,
-    "full": AUDITOR,
-}
+
+def viewers_of(seats: int) -> dict[str, Viewer]:
+    """The viewers a playthrough is shown to, by label: every seat, a spectator, and the
+    full (auditor) view."""
+    viewers: dict[str, Viewer] = {f"seat {s}": Viewer(seat=s) for s in range(seats)}
+    viewers["spectator"] = SPECTATOR
+    viewers["full"] = AUDITOR
+    return viewers
+
+
+# The viewers of a two-seat match (Five-Card Trick, Memory Maze), by label.
+VIEWERS: Mapping[str, Viewer] = viewers_of(2)
 
 # 2024-11-22 00:00:00 UTC: every scripted match starts here.
 T0 = 1_732_233_600_000
@@ -80,11 +92,12 @@ class Received:
         return self.live[label][seq - 1]
 
 
-def received(
-    entries: Sequence[Entry], viewers: Mapping[str, Viewer] = VIEWERS
-) -> Received:
-    """What each viewer receives of each entry of the log (see the module docstring)."""
+def received(entries: Sequence[Entry], viewers: Mapping[str, Viewer] | None = None) -> Received:
+    """What each viewer receives of each entry of the log (see the module docstring);
+    by default every viewer of `viewers_of` the match's seat count."""
     runner = runner_for(entries[0])
+    if viewers is None:
+        viewers = viewers_of(runner.current.seats)
     live: dict[str, list[bytes | None]] = {label: [None] for label in viewers}
     for entry in entries[1:]:
         feed(runner, entry)
@@ -96,11 +109,66 @@ def received(
     return Received(live=live, after=after, states=list(runner.states))
 
 
-# --- scripted matches --------------------------------------------------------------------
+# --- scripted matches of any game --------------------------------------------------------
 
 
-class Script(FctMatch):
-    """A match whose clock moves `step_ms` for every entry unless a time is given."""
+class Scripted(MatchDriver):
+    """A match whose clock moves `step_ms` for every entry unless a time is given.
+
+    A subclass sets `step_ms` before the driver's constructor seats the players."""
+
+    step_ms: int = 1_000
+
+    def propose(
+        self, kind: Any, seat: int | None, body: Any, ts: int | None = None
+    ) -> engine.Outcome:
+        return super().propose(kind, seat, body, self.ts + self.step_ms if ts is None else ts)
+
+    def tick_at_deadline(self, late_ms: int = 0) -> engine.Outcome:
+        """The server's tick for the current deadline (`late_ms` after it)."""
+        due = engine.deadline(self.ms)
+        assert due is not None, "nothing is waiting on time"
+        return self.propose("tick", None, {"deadline": due}, due + late_ms)
+
+    def bot_acts(self, seat: int, bot: Bot) -> bool:
+        """The bot sends what it wants to send now, seeing only its seat's view; whether
+        it sent anything. It stops at its first refused command."""
+        views = hosted(self.ms.game).views
+        acted = False
+        for command in bot.act(match_view(views, self.ms, Viewer(seat=seat))):
+            out = self.propose("command", seat, command)
+            rejection = out.rejection
+            code = rejection.code if rejection else None
+            bot.feedback(command, rejection is None, out.warnings, code)
+            acted = True
+            if rejection is not None:
+                break
+        return acted
+
+    def bots_to_the_end(self, bots: Sequence[Bot]) -> None:
+        """Seated bots play on from the state reached, each from its seat's view only;
+        when no bot has anything to send, the deadline's tick comes."""
+        while not self.ms.ended:
+            acted = False
+            for seat, bot in enumerate(bots):
+                if self.ms.ended:
+                    break
+                acted = self.bot_acts(seat, bot) or acted
+            if not acted and not self.ms.ended:
+                self.tick_at_deadline()
+            if len(self.entries) > 2_000:
+                raise RuntimeError("no end after 2000 entries")
+
+
+def bot_of(game: str, name: str, seed: int) -> Bot:
+    return BOTS[game][name](random.Random(seed))
+
+
+# --- Five-Card Trick ---------------------------------------------------------------------
+
+
+class Script(Scripted, FctMatch):
+    """A Five-Card Trick match, scripted."""
 
     def __init__(
         self,
@@ -115,41 +183,10 @@ class Script(FctMatch):
         self.step_ms = step_ms
         super().__init__(variant, names=names, ts=ts, match_id=match_id, **options)
 
-    def propose(
-        self, kind: Any, seat: int | None, body: Any, ts: int | None = None
-    ) -> engine.Outcome:
-        return super().propose(kind, seat, body, self.ts + self.step_ms if ts is None else ts)
-
-    def tick_at_deadline(self, late_ms: int = 0) -> engine.Outcome:
-        """The server's tick for the current deadline (`late_ms` after it)."""
-        due = engine.deadline(self.ms)
-        assert due is not None, "nothing is waiting on time"
-        return self.propose("tick", None, {"deadline": due}, due + late_ms)
-
-    def bots_to_the_end(self, bots: Sequence[Bot]) -> None:
-        """Seated bots play on from the state reached, each from its seat's view only;
-        when no bot has anything to send, the deadline's tick comes."""
-        while not self.ms.ended:
-            acted = False
-            for seat, bot in enumerate(bots):
-                if self.ms.ended:
-                    break
-                for command in bot.act(match_view(views, self.ms, Viewer(seat=seat))):
-                    out = self.propose("command", seat, command)
-                    rejection = out.rejection
-                    code = rejection.code if rejection else None
-                    bot.feedback(command, rejection is None, out.warnings, code)
-                    acted = True
-                    if rejection is not None:
-                        break
-            if not acted and not self.ms.ended:
-                self.tick_at_deadline()
-            if len(self.entries) > 2_000:
-                raise RuntimeError("no end after 2000 entries")
-
 
 def bot(name: str, seed: int) -> Bot:
-    return BOTS["five-card-trick"][name](random.Random(seed))
+    """A Five-Card Trick bot."""
+    return bot_of("five-card-trick", name, seed)
 
 
 def dm12_black_white() -> Script:
@@ -263,11 +300,27 @@ def setnas_curse() -> Script:
     return m
 
 
+# --- the playthroughs ----------------------------------------------------------------------
+
+Playthrough = Callable[[], Scripted]
+
+# Five-Card Trick's playthroughs (tests/test_properties.py also replays these, with its
+# rules and its two seats).
 PLAYTHROUGHS: Mapping[str, Callable[[], Script]] = {
     "dm12-black-white": dm12_black_white,
     "gauntlet-double-miss": gauntlet_double_miss,
     "final-items": final_items,
     "setnas-curse": setnas_curse,
+}
+
+# Every game's playthroughs, by game and name.
+PLAYTHROUGHS_OF: Mapping[str, Mapping[str, Playthrough]] = {
+    "five-card-trick": PLAYTHROUGHS,
+}
+
+# Every playthrough, by name: each has its golden file, tests/golden/NAME.json.
+ALL_PLAYTHROUGHS: Mapping[str, Playthrough] = {
+    name: play for plays in PLAYTHROUGHS_OF.values() for name, play in plays.items()
 }
 
 
@@ -283,18 +336,19 @@ def _line(value: Any) -> bytes:
 def golden_document(name: str) -> bytes:
     """The golden file of a playthrough: valid JSON, one line per item, each viewer's
     frame exactly as the server sends it (null when it sends nothing)."""
-    m = PLAYTHROUGHS[name]()
-    got = received(m.entries)
+    m = ALL_PLAYTHROUGHS[name]()
+    viewers = viewers_of(m.ms.seats)
+    got = received(m.entries, viewers)
     first = m.entries[0].body
     header = {
         "playthrough": name,
-        "description": " ".join((PLAYTHROUGHS[name].__doc__ or "").split()),
+        "description": " ".join((ALL_PLAYTHROUGHS[name].__doc__ or "").split()),
         "game": first["game"],
         "variant": first["variant"],
         "match": first["match"],
         "seed": first["seed"],
         "options": first["options"],
-        "viewers": {label: msgspec.to_builtins(v) for label, v in VIEWERS.items()},
+        "viewers": {label: msgspec.to_builtins(v) for label, v in viewers.items()},
         "entries_count": len(m.entries),
         "head": m.ms.head,
         "result": msgspec.to_builtins(m.ms.result),
@@ -312,7 +366,7 @@ def golden_document(name: str) -> bytes:
         out.append(b"  {")
         out.append(b'   "entry": ' + _line(msgspec.to_builtins(entry)) + b",")
         out.append(b'   "answer": ' + _line(answer) + b",")
-        labels = list(VIEWERS)
+        labels = list(viewers)
         for j, label in enumerate(labels):
             frame = got.live[label][i]
             sep = b"," if j < len(labels) - 1 else b""
