@@ -17,6 +17,7 @@ are the only functions here that touch the server's internals.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,13 +26,27 @@ import msgspec
 
 from clients.bots import BOTS, Bot
 from domain import engine
-from domain.engine import Entry, MatchState
+from domain.engine import Entry, MatchState, Outcome
+from domain.games import keys_to_success as kts
+from domain.games import memory_maze as mm
+from domain.games.keys_to_success import State as KeysState
+from domain.games.memory_maze import Moved
+from domain.games.memory_maze.maze import (
+    DIRECTION_WORDS,
+    DIRECTIONS,
+    Cell,
+    Maze,
+    edge_between,
+    step,
+)
 from projections.common import match_view
 from projections.contract import AUDITOR, SPECTATOR, Viewer
 from projections.registry import hosted
 from server.hub import MatchRunner
-from tests.fct_helpers import FctMatch
+from tests.fct_helpers import SEED, FctMatch
 from tests.match_driver import MatchDriver
+from tests.mm_helpers import MmMatch, drawing
+from tests.mm_helpers import maze as drawn_maze
 
 
 def viewers_of(seats: int) -> dict[str, Viewer]:
@@ -300,6 +315,340 @@ def setnas_curse() -> Script:
     return m
 
 
+# --- Memory Maze -------------------------------------------------------------------------
+
+
+class MazeScript(Scripted, MmMatch):
+    """A Memory Maze match, scripted (MmMatch's commands, the playthrough's match id).
+
+    The script knows the maze (it is in the state), so it can send a sequence that
+    succeeds or one that bonks where it wants to: `route`, `into_wall`, `guide`."""
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        match_id: str,
+        names: tuple[str, str] = ("Ann", "Bob"),
+        step_ms: int = 1_000,
+        ts: int = T0,
+        **options: Any,
+    ) -> None:
+        self.step_ms = step_ms
+        if isinstance(options.get("maze"), Maze):
+            options["maze"] = drawing(options["maze"])
+        MatchDriver.__init__(
+            self, mm, variant=variant, names=names, ts=ts, match_id=match_id, seed=SEED,
+            options=options,
+        )
+
+    def _paths(self, seat: int) -> tuple[dict[Cell, str], frozenset[int]]:
+        """The shortest sequence to every cell the seat can reach from where it stands
+        (moves tried in the order U, D, L, R), and the borders it cannot cross."""
+        gs = self.gs
+        me = gs.seats[seat]
+        blocked = gs.maze.blocked_for(me.letter)
+        paths = {me.pos: ""}
+        todo = deque([me.pos])
+        while todo:
+            here = todo.popleft()
+            for move in DIRECTIONS:
+                there = step(here, move)
+                edge = edge_between(here, there, gs.maze.size)
+                if edge is None or edge in blocked or there in paths:
+                    continue
+                paths[there] = paths[here] + move
+                todo.append(there)
+        return paths, blocked
+
+    def route(self, seat: int, goal: Cell) -> str:
+        """The shortest sequence that takes the seat to `goal` without a bonk."""
+        return self._paths(seat)[0][goal]
+
+    def into_wall(self, seat: int, walls: frozenset[int] | None = None) -> str:
+        """The shortest sequence whose last move crosses one of `walls` (default: the
+        inner walls the seat cannot pass, so that it bonks on its last move; the seat's
+        own colored walls: so that it passes one)."""
+        paths, blocked = self._paths(seat)
+        aim = blocked if walls is None else walls
+        n = self.gs.maze.size
+        for cell, path in sorted(paths.items(), key=lambda item: (len(item[1]), item[1])):
+            for move in DIRECTIONS:
+                if edge_between(cell, step(cell, move), n) in aim:
+                    return path + move
+        raise AssertionError("no such wall within reach")
+
+    def guide(self, seat: int) -> str:
+        """Towards the nearest target the seat still needs (or home once it has them
+        all), as far as one submission may go."""
+        me = self.gs.seats[seat]
+        paths, _ = self._paths(seat)
+        needed = [t for t in me.targets if t not in me.visited] or [me.start]
+        goal = min(needed, key=lambda t: (len(paths[t]), t))
+        return paths[goal][: self.gs.options.max_moves]
+
+    def take_turns(self, guided: int, opponent: Bot) -> None:
+        """Turn editions: the `guided` seat follows `guide`, the other seat is a bot; a
+        turn the bot lets pass runs out on the clock."""
+        while not self.ms.ended:
+            seat = self.gs.to_move
+            if seat == guided:
+                self.ok(seat, self.guide(seat))
+            elif seat is not None and not self.bot_acts(seat, opponent):
+                self.tick_at_deadline()
+            if len(self.entries) > 500:
+                raise RuntimeError("no end after 500 entries")
+
+    def race(self, guided: int, opponent: Bot) -> None:
+        """crazy: the `guided` seat follows `guide` as soon as its wait is over, the other
+        seat is a bot; when nobody may submit, the clock runs to the end of a wait."""
+        while not self.ms.ended:
+            acted = False
+            for seat in (0, 1):
+                if self.ms.ended or not self.gs.seats[seat].ready:
+                    continue
+                if seat == guided:
+                    self.ok(seat, self.guide(seat))
+                    acted = True
+                else:
+                    acted = self.bot_acts(seat, opponent) or acted
+            if not acted and not self.ms.ended:
+                self.tick_at_deadline()
+            if len(self.entries) > 500:
+                raise RuntimeError("no end after 500 entries")
+
+
+def words(moves: str) -> str:
+    """A sequence written out in words (`up up right`)."""
+    return " ".join(DIRECTION_WORDS[m] for m in moves)
+
+
+def moved(out: Outcome) -> Moved:
+    """The one attempt an accepted command or a tick made."""
+    found = [e for e in out.events if isinstance(e, Moved)]
+    assert len(found) == 1, out.events
+    return found[0]
+
+
+def mm_bot(name: str, seed: int) -> Bot:
+    return bot_of("memory-maze", name, seed)
+
+
+def black_garnet_periods() -> MazeScript:
+    """black-garnet (a seeded maze, two periods each): refused sequences, a bonk written
+    in words, a success that visits a corner, a period spent before a move, a turn that
+    runs through both periods to a timed-out pass, then Ann guided to her win against the
+    explorer bot."""
+    m = MazeScript("black-garnet", match_id="golden-black-garnet", periods=2)
+    assert m.move(0, "up north").rejection is not None  # two styles in one sequence
+    assert m.move(1, "U").rejection is not None  # not Bob's turn
+    bonk = moved(m.move(0, words(m.into_wall(0))))
+    assert bonk.bonked
+    assert m.move(1, "U", turn=m.gs.turn - 1).rejection is not None  # a stale turn
+    success = m.ok(1, m.guide(1))
+    assert not success.bonked and success.collected
+    # Ann thinks past her 60 s: a period is spent; she moves 30 s into the next minute.
+    spent = m.tick_at_deadline()
+    assert m.gs.seats[0].periods == 1 and spent.events
+    due = engine.deadline(m.ms)
+    assert due is not None
+    assert not m.ok(0, m.guide(0), ts=due - 30_000).bonked
+    # Bob lets his turn run: both periods, then the turn is a pass.
+    m.tick_at_deadline()
+    m.tick_at_deadline(late_ms=7)
+    timed_out = moved(m.tick_at_deadline())
+    assert timed_out.timed_out and timed_out.moves == "" and m.gs.seats[1].periods == 0
+    m.take_turns(0, mm_bot("explorer", 8))
+    assert m.ms.result is not None and m.ms.result.winner == 0
+    return m
+
+
+HOST_MAZE = drawn_maze(
+    "black-garnet", [("a3", "a4"), ("b5", "c5"), ("c3", "d3"), ("c4", "c5"), ("f6", "f7")]
+)
+
+
+def minos_reserve() -> MazeScript:
+    """minos on a host's maze (the option `maze`: secret, so not among the recorded
+    options, only in the committed setup), a 90 s reserve: refused sequences (too long,
+    not the player's turn, a stale turn), Ann guided from key to key, Bob spending part
+    of his reserve on a bonk, then running out of it (zero moves) and missing a bare
+    minute (zero moves again); Ann passes once, and Bob plays on as the random bot."""
+    m = MazeScript("minos", match_id="golden-minos", maze=HOST_MAZE, reserve_seconds=90)
+    assert m.entries[0].body["options"]["maze"] is None
+    assert m.entries[0].body["setup"]["source"] == "host"
+    assert m.move(0, "U" * 11).rejection is not None  # 10 moves at most
+    m.ok(0, m.guide(0))
+    assert m.move(0, "R").rejection is not None  # not Ann's turn
+    # Bob takes 100 s: 40 s of it from his reserve; he bonks.
+    started = m.gs.turn_started
+    assert started is not None
+    assert moved(m.move(1, m.into_wall(1), ts=started + 100_000)).bonked
+    assert m.gs.seats[1].reserve == 50_000
+    assert m.move(0, "U", turn=m.gs.turn - 1).rejection is not None  # a stale turn
+    m.ok(0, m.guide(0))
+    # Bob's minute and his last 50 s run out: zero moves, and the reserve is gone.
+    out = moved(m.tick_at_deadline())
+    assert out.timed_out and out.reserve_left == 0
+    m.ok(0, m.guide(0))
+    # Now a move has its minute only: Bob misses it, by 20 ms.
+    assert moved(m.tick_at_deadline(late_ms=20)).timed_out
+    assert m.ok(0, "").moves == ""  # Ann passes
+    m.take_turns(0, mm_bot("random", 21))
+    assert m.ms.result is not None and m.ms.result.winner == 0
+    assert m.gs.seats[0].visited == m.gs.seats[0].targets
+    return m
+
+
+def crazy_cooldowns() -> MazeScript:
+    """crazy (a seeded maze with three pairs of colored walls): both players at once, a
+    success and a bonk, submissions discarded during the waits, refused ones (empty, with
+    a turn), the end of a wait on the clock, Ann through her own colored wall and Bob
+    bonking on it, then Ann guided corner to corner against the random bot."""
+    m = MazeScript("crazy", match_id="golden-crazy", names=("Whims", "Wimp"))
+    maze = m.gs.maze
+    assert maze.colored_a and maze.colored_b
+    assert m.move(0, "  ").rejection is not None  # no moves
+    assert m.move(1, "U", turn=1).rejection is not None  # no turns in crazy
+    assert not m.ok(0, m.guide(0)).bonked
+    assert m.ok(1, m.into_wall(1)).bonked
+    assert m.move(0, "R").rejection is not None  # waiting after a success: discarded
+    assert m.move(1, "L", ts=m.ts + 20_000).rejection is not None  # after a bonk
+    m.tick_at_deadline()  # Whims may move again
+    assert m.gs.seats[0].ready and not m.gs.seats[1].ready
+    assert not m.ok(0, m.into_wall(0, maze.colored_a)).bonked  # her own: she passes
+    m.tick_at_deadline()  # and Wimp
+    assert m.ok(1, m.into_wall(1, maze.colored_a)).bonked  # Whims's wall
+    m.race(0, mm_bot("random", 3))
+    assert m.ms.result is not None and m.ms.result.winner == 0
+    return m
+
+
+# --- Keys to Success / Gatekeeping ---------------------------------------------------------
+
+
+class KeysScript(Scripted):
+    """A Keys to Success (or Gatekeeping) match, scripted."""
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        match_id: str,
+        names: Sequence[str],
+        step_ms: int = 1_000,
+        ts: int = T0,
+        **options: Any,
+    ) -> None:
+        self.step_ms = step_ms
+        super().__init__(
+            kts, variant=variant, names=names, ts=ts, match_id=match_id, seed=SEED, options=options
+        )
+
+    @property
+    def gs(self) -> KeysState:
+        state: KeysState = self.ms.game_state
+        return state
+
+    def submit(self, seat: int, gates: str, cards: Sequence[int], round: int | None = None) -> Outcome:
+        body = {
+            "type": "submit",
+            "round": self.gs.round if round is None else round,
+            "gates": gates.split(),
+            "cards": list(cards),
+        }
+        return self.propose("command", seat, body)
+
+    def chat(self, seat: int, text: str) -> Outcome:
+        return self.propose("command", seat, {"type": "chat", "text": text})
+
+    def vote(self, seat: int, candidate: int) -> Outcome:
+        return self.propose("command", seat, {"type": "vote", "candidate": candidate})
+
+    def entered(self, out: Outcome) -> dict[int, str | None]:
+        """Who went through which gate in the round an outcome resolved."""
+        [resolved] = [e for e in out.events if isinstance(e, kts.RoundResolved)]
+        return {p.seat: p.entered for p in resolved.plays}
+
+
+def keys_to_success_vote() -> KeysScript:
+    """keys-to-success, five seats, two rooms (doors A B C, then D E): chat in a room, a
+    refused and a replaced submission, a missed deadline (Eve's default play: her lowest
+    key-card at the rightmost door), a door closed after a garnet, chat in the escaped
+    room, the end of play (nobody inside holds a card), then the Elimination Candidate
+    vote: a refused vote, chat on the open channel, a vote changed, and the window
+    running out with one vote cast."""
+    m = KeysScript(
+        "keys-to-success", match_id="golden-keys", names=("Ada", "Ben", "Cleo", "Dev", "Eve"),
+        seats=5, layout="A:open B:pass C:garnet\nD:open E:garnet", round_seconds=60,
+        vote_seconds=600,
+    )
+    # Round 1: everyone in Room 1.
+    assert m.chat(0, "I take A. Ben, B?").rejection is None
+    assert m.submit(0, "A", [1]).rejection is None
+    assert m.submit(2, "A C", [1]).rejection is not None  # not adjacent
+    assert m.submit(2, "B", [2]).rejection is None
+    assert m.submit(2, "b", [1]).rejection is None  # replaced
+    assert m.submit(1, "B", [2]).rejection is None
+    assert m.submit(3, "C", [1, 1]).rejection is None
+    out = m.tick_at_deadline()  # Eve missed it: 1 at C
+    assert m.entered(out) == {0: "A", 1: "B", 2: None, 3: "C", 4: None}
+    # Round 2: Ada, Ben, Dev in Room 2; Cleo and Eve in Room 1 (C closed this round).
+    assert m.chat(1, "Ada, D is yours; I take E").rejection is None
+    assert m.chat(4, "Cleo, A?").rejection is None
+    assert m.submit(4, "C", [2]).rejection is not None  # closed this round
+    assert m.submit(4, "A", [2]).rejection is None
+    assert m.submit(2, "A", [3]).rejection is None
+    assert m.submit(0, "D", [2]).rejection is None
+    assert m.submit(1, "E", [1]).rejection is None
+    out = m.submit(3, "D", [1])  # the last one awaited: the round closes
+    assert m.entered(out) == {0: "D", 1: "E", 2: "A", 3: None, 4: None}
+    # Round 3: Ada and Ben escaped; Cleo and Dev in Room 2, Eve in Room 1: all in.
+    assert m.chat(0, "we are out").rejection is None
+    assert m.submit(2, "D", m.gs.players[2].hand).rejection is None
+    assert m.submit(4, "A", m.gs.players[4].hand).rejection is None
+    out = m.submit(3, "D", m.gs.players[3].hand)
+    assert m.entered(out) == {2: None, 3: "D", 4: "A"}
+    ended = m.gs.ended
+    assert ended is not None and ended.reason == "no_cards"
+    assert ended.winners == (0, 1) and ended.losers == (2, 4)
+    # The vote.
+    assert m.vote(2, 4).rejection is not None  # not a winner
+    assert m.chat(4, "please not me").rejection is None
+    assert m.vote(0, 2).rejection is None
+    assert m.vote(0, 4).rejection is None  # changed
+    assert m.vote(1, 3).rejection is not None  # not a loser
+    m.tick_at_deadline()
+    over = m.gs.finished
+    assert over is not None and over.ec == 4 and over.ec_by == "vote" and m.ms.ended
+    return m
+
+
+def gatekeeping_bots() -> KeysScript:
+    """gatekeeping, four seats, two levels: a round with chat, a refused weapon and a
+    player who misses the deadline, then three heuristic bots (who claim gates in their
+    level's chat) and a random bot to the end: three escape, and the one left behind is
+    the Elimination Candidate."""
+    m = KeysScript(
+        "gatekeeping", match_id="golden-gatekeeping", names=("Ike", "Jo", "Kit", "Lu"), seats=4,
+        layout="A:open B:pass C:open D:garnet\nE:open F:garnet",
+        round_seconds=90,
+    )
+    assert m.chat(3, "I go for D").rejection is None
+    assert m.submit(0, "A B", [2]).rejection is None
+    assert m.submit(1, "C", [4]).rejection is not None  # no such weapon
+    assert m.submit(1, "C", [1]).rejection is None
+    assert m.submit(3, "D", [1]).rejection is None
+    m.tick_at_deadline()  # Kit missed it
+    assert m.gs.round == 2
+    keys = "keys-to-success"
+    m.bots_to_the_end(
+        [bot_of(keys, "heuristic", 1), bot_of(keys, "heuristic", 2), bot_of(keys, "random", 3),
+         bot_of(keys, "heuristic", 4)]
+    )
+    return m
+
+
 # --- the playthroughs ----------------------------------------------------------------------
 
 Playthrough = Callable[[], Scripted]
@@ -316,6 +665,15 @@ PLAYTHROUGHS: Mapping[str, Callable[[], Script]] = {
 # Every game's playthroughs, by game and name.
 PLAYTHROUGHS_OF: Mapping[str, Mapping[str, Playthrough]] = {
     "five-card-trick": PLAYTHROUGHS,
+    "memory-maze": {
+        "black-garnet-periods": black_garnet_periods,
+        "minos-reserve": minos_reserve,
+        "crazy-cooldowns": crazy_cooldowns,
+    },
+    "keys-to-success": {
+        "keys-to-success-vote": keys_to_success_vote,
+        "gatekeeping-bots": gatekeeping_bots,
+    },
 }
 
 # Every playthrough, by name: each has its golden file, tests/golden/NAME.json.
