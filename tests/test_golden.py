@@ -1,6 +1,7 @@
 """Golden playthroughs: what every viewer receives of a few scripted matches, entry by entry.
 
-Each playthrough in tests/playthrough.py is played again and compared byte for byte with its file in tests/golden/.
+Each playthrough in tests/playthrough.py (a few for every hosted game, every variant
+among them) is played again and compared byte for byte with its file in tests/golden/.
 A difference fails with a diff naming the entry and the viewer. After an intended
 change, rewrite the files and review their diff:
 
@@ -17,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.playthrough import ALL_PLAYTHROUGHS, golden_document
+from projections.registry import GAMES
+from tests.playthrough import ALL_PLAYTHROUGHS, PLAYTHROUGHS_OF, golden_document
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("DAEDALUS_UPDATE_GOLDEN") == "1"
@@ -116,3 +118,61 @@ def test_playthrough_matches_its_golden_file(name: str) -> None:
 def test_every_golden_file_is_a_playthrough() -> None:
     stale = sorted(p.name for p in GOLDEN.glob("*.json") if p.stem not in ALL_PLAYTHROUGHS)
     assert not stale, f"golden files of no playthrough (delete them): {stale}"
+
+
+def _header(name: str) -> dict[str, Any]:
+    """A golden file's header (test_playthrough_matches_its_golden_file keeps it true)."""
+    doc: dict[str, Any] = json.loads((GOLDEN / f"{name}.json").read_bytes())
+    return {key: value for key, value in doc.items() if key != "entries"}
+
+
+def test_every_game_and_every_variant_has_a_golden_playthrough() -> None:
+    assert set(PLAYTHROUGHS_OF) == set(GAMES), "playthroughs listed under a game not hosted"
+    covered: set[tuple[str, str]] = set()
+    for game, plays in PLAYTHROUGHS_OF.items():
+        for name in plays:
+            header = _header(name)
+            assert header["game"] == game, f"{name} plays {header['game']}, listed under {game}"
+            covered.add((game, header["variant"]))
+    wanted = {(game, v.name) for game, h in GAMES.items() for v in h.rules.variants}
+    missing = sorted(wanted - covered)
+    assert not missing, f"(game, variant) with no golden playthrough (add one): {missing}"
+
+
+def _secret_lines(drawing: list[str]) -> list[str]:
+    """The lines of a maze drawing that show an inner wall (the others are the same for
+    every maze of its size)."""
+    return [line for line in drawing[1:-1] if any(c in "-|ab" for c in line[1:-1])]
+
+
+def test_a_host_maze_reaches_no_player_or_spectator_before_the_end() -> None:
+    doc = json.loads((GOLDEN / "minos-reserve.json").read_bytes())
+    assert doc["options"]["maze"] is None
+    create = doc["entries"][0]["entry"]["body"]
+    assert create["options"]["maze"] is None and create["setup"]["source"] == "host"
+    secret = [json.dumps(line) for line in _secret_lines(create["setup"]["drawing"])]
+    assert secret
+    *during, last = doc["entries"]
+    for item in during:
+        for label in ("seat 0", "seat 1", "spectator"):
+            frame = json.dumps(item[label])
+            assert '"drawing"' not in frame and not any(line in frame for line in secret), (
+                item["entry"]["seq"], label,
+            )
+    for label in ("seat 0", "seat 1", "spectator", "full"):  # revealed at the end
+        assert all(line in json.dumps(last[label]) for line in secret), label
+
+
+def test_the_report_names_the_entry_and_viewer() -> None:
+    name = "final-items"
+    now = golden_document(name)
+    doc = json.loads(now)
+    doc["entries"][5]["seat 1"]["view"]["game_state"]["pot"] = 99
+    doc["entries"][6]["answer"]["warnings"] = ["changed"]
+    report = difference_report(name, json.dumps(doc).encode(), now)
+    assert "2 difference(s)" in report
+    assert "entry 6 (command by seat 1), viewer 'seat 1'" in report
+    assert "entry 7 (command by seat 1), the answer to its sender" in report
+    assert '-   "pot": 99,' in report and '+   "pot": 2,' in report
+    same = difference_report(name, now.replace(b'\n "entries"', b'\n  "entries"'), now)
+    assert "the same content, but not the same bytes" in same
