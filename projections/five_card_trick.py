@@ -350,6 +350,11 @@ def _twin_submission(gs: State, seat: int, rng: Rng) -> dict[str, Any]:
     return body
 
 
+def _twin_key(body: dict[str, Any]) -> tuple[Any, ...]:
+    """A submission as the rules read it (order of actions and items aside)."""
+    return (sorted(body["actions"]), body.get("block"), sorted(body["items"]))
+
+
 def _block_resolved(outcomes: list[Outcome], seat: int) -> bool:
     """Whether `seat`'s Block resolved in a round closed by one of `outcomes`."""
     return any(
@@ -410,7 +415,7 @@ def twins(variant: str, rng: Rng) -> Twins:
             for _ in range(1 if first else rng.below(3)):
                 sub_a = _twin_submission(gs, hidden, rng)
                 sub_b = _twin_submission(gs, hidden, rng)
-                while sub_b == sub_a:
+                while _twin_key(sub_b) == _twin_key(sub_a):
                     sub_b = _twin_submission(gs, hidden, rng)
                 hidden_plan.append((hidden, sub_a, sub_b))
             last = _twin_submission(gs, hidden, rng)
@@ -443,7 +448,7 @@ def twins(variant: str, rng: Rng) -> Twins:
         if rng.below(6) == 0:
             junk = rng.choice(
                 [
-                    {"type": "submit", "round": gs.round + 1, "actions": ["score"]},
+                    {"type": "submit", "round": gs.round + 100, "actions": ["score"]},
                     {"type": "submit", "round": gs.round, "actions": ["dance"]},
                     {"type": "use_item", "item": "claim_priority", "round": gs.round},
                 ]
