@@ -91,8 +91,11 @@ def runner_for(first: Entry) -> MatchRunner:
 
 
 def feed(runner: MatchRunner, entry: Entry) -> None:
-    """Fold one entry into the runner as its tail does (without broadcasting)."""
-    runner._fold(f"{entry.seq}-0", entry, broadcast=False)
+    """Fold one entry into the runner's core as its tail does (with nobody subscribed,
+    nothing is sent)."""
+    folded = runner.core.receive([(f"{entry.seq}-0", entry)])
+    if folded.error is not None:
+        raise folded.error
 
 
 @dataclass

@@ -1,0 +1,346 @@
+"""The logic of one match, apart from its input and output (sans-I/O).
+
+A `MatchCore` folds a match's log entries, keeps its history, numbers each viewer's
+stream (server/streams.py) and decides what a proposed entry is: appended, only
+answered, or dropped. It takes entries and the time, and returns the frames to send and
+to whom (per subscriber key, an object of the caller's: the runner's subscribers). No
+asyncio, socket, store or clock is inside: server/hub.py's MatchRunner is the shell that
+holds the lock, the store, the timer and the connections, and delivers what the core
+returns, the way the `websockets` library keeps its protocol apart from its asyncio
+shell.
+
+The history is kept small for the garbage collector: every entry as its JSON bytes, the
+state after every CHECKPOINT-th entry, and the latest state and outcome. A past entry's
+state and outcome are folded again from the checkpoint before it (`_history`): only a
+catch-up needs them. (Keeping every state kept about a dozen tracked objects per entry
+alive, and the cycle collector's pauses grew with them.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator, KeysView, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar, overload
+
+import msgspec
+
+from domain import engine
+from domain.engine import Entry, EntryKind, IntegrityError, MatchState, Outcome
+from projections.common import match_view
+from projections.contract import Viewer
+from projections.registry import Hosted, hosted
+from server.streams import Streams
+
+# The state after every CHECKPOINT-th entry is kept (see MatchCore._history).
+CHECKPOINT = 32
+
+_encode = msgspec.json.Encoder().encode
+_entry_decoder = msgspec.json.Decoder(Entry)
+
+K = TypeVar("K", bound=Hashable)
+
+
+def sid_order(sid: str) -> tuple[int, int]:
+    """A stream id ("<ms>-<n>") as a sortable pair."""
+    ms, _, n = sid.partition("-")
+    return int(ms), int(n or 0)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The answer to a proposed entry: its log position (0: not appended), its outcome,
+    and whether it was appended before (the same command key)."""
+
+    seq: int
+    outcome: Outcome
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class Append:
+    """A proposed entry to append, decided on the head `expected_head`
+    ("<seq>:<digest>" of the last entry folded)."""
+
+    entry: Entry
+    state: MatchState  # the state after it
+    outcome: Outcome
+    expected_head: str
+    seat: int | None  # the seat a join takes
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A proposed entry answered without being appended (the log of a match stays its
+    play): a join the rules reject, or a command rejected before the start or after the
+    end."""
+
+    submitted: Submitted
+
+
+Decision = Append | Answer | None
+"""What `MatchCore.propose` decides; None: a tick that finds nothing due (dropped)."""
+
+
+@dataclass
+class Folded(Generic[K]):
+    """What folding entries gave: the frames to send (subscriber key, frame), in order;
+    whether the match ended with them; and the integrity error that stopped the fold,
+    if one did (the entries before it are folded and their frames are in `sends`)."""
+
+    sends: list[tuple[K, bytes]] = field(default_factory=list)
+    ended: bool = False
+    error: IntegrityError | None = None
+
+
+class SinceOutOfRange(ValueError):
+    """A subscriber asked for updates after a number beyond its stream."""
+
+
+class MatchCore(Generic[K]):
+    """One match's fold, history, viewer streams and subscribers (see the module)."""
+
+    def __init__(self, first: Entry, stream_id: str = "0-0", game: Hosted | None = None) -> None:
+        """A match from its create entry (at `stream_id` in the store). `game`: its rules
+        and views (default: the registry's for the game the entry names)."""
+        self.match_id: str = first.body["match"]
+        self.hosted: Hosted = game if game is not None else hosted(first.body["game"])
+        ms = engine.open_match(self.hosted.rules, first)
+        self._entries: list[bytes] = [_encode(first)]
+        self.times: list[int] = [first.ts]
+        self._checkpoints: dict[int, MatchState] = {1: ms}
+        self._current = ms
+        self._outcome = Outcome()
+        self._cursor: tuple[int, MatchState, Outcome] | None = None
+        self.streams = Streams(self.hosted.views, self._history, self.times, lambda: self._current)
+        # The stream id of the last entry folded (its position in the store).
+        self.stream_id = stream_id
+        self._viewers: dict[K, Viewer] = {}  # subscriber key -> the viewer it follows
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def current(self) -> MatchState:
+        return self._current
+
+    @property
+    def outcome(self) -> Outcome:
+        """The outcome of the last entry."""
+        return self._outcome
+
+    @property
+    def states(self) -> Sequence[MatchState]:
+        """The state after each entry (states[seq - 1]), folded again when asked for."""
+        return _Folded(self, 0)
+
+    @property
+    def outcomes(self) -> Sequence[Outcome]:
+        """The outcome of each entry (outcomes[seq - 1]), folded again when asked for."""
+        return _Folded(self, 1)
+
+    def deadline(self) -> int | None:
+        """When a tick is next due (None: nothing waits on time)."""
+        return engine.deadline(self._current)
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        return match_view(self.hosted.views, self._current, viewer)
+
+    def _history(self, first: int) -> Iterator[tuple[int, MatchState, Outcome]]:
+        """(seq, state after it, its outcome) for every entry from `first` on."""
+        last = self._current.seq
+        if first > last:
+            return
+        if first == last:
+            yield last, self._current, self._outcome
+            return
+        cursor = self._cursor  # where the last refold stopped: catch-ups go forward
+        if cursor is not None and first - CHECKPOINT < cursor[0] <= first:
+            seq, ms, outcome = cursor
+            if seq == first:
+                yield cursor
+        elif first == 1:
+            seq, ms, outcome = 1, self._checkpoints[1], Outcome()
+            yield seq, ms, outcome
+        else:
+            seq = max(1, (first - 1) // CHECKPOINT * CHECKPOINT)
+            ms, outcome = self._checkpoints[seq], Outcome()
+        while seq < last:
+            entry = _entry_decoder.decode(self._entries[seq])
+            new, outcome = engine.step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
+            ms = msgspec.structs.replace(new, seq=entry.seq, head=entry.digest)  # as engine.apply
+            seq += 1
+            if seq >= first:
+                self._cursor = (seq, ms, outcome)
+                yield seq, ms, outcome
+
+    def at(self, seq: int) -> tuple[MatchState, Outcome]:
+        """The state after entry `seq` and its outcome."""
+        if seq == self._current.seq:
+            return self._current, self._outcome
+        for _seq, ms, outcome in self._history(seq):
+            return ms, outcome
+        raise IndexError(seq)
+
+    # -- folding -------------------------------------------------------------------------
+
+    def unseen(self, items: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+        """The items (stream id, entry as JSON) after the last entry folded, by stream id,
+        without decoding them (most are entries folded already)."""
+        last = sid_order(self.stream_id)
+        return [(sid, raw) for sid, raw in items if sid_order(sid) > last]
+
+    def receive(self, items: Iterable[tuple[str, Entry | bytes]]) -> Folded[K]:
+        """Fold entries read from the store (stream id, the entry or its JSON), checking
+        each one's digests; those folded already (by seq) are skipped. Stops at the
+        first that fails its check (`Folded.error`)."""
+        out: Folded[K] = Folded()
+        for sid, item in items:
+            raw = item if isinstance(item, bytes) else None
+            try:
+                entry = _entry_decoder.decode(item) if isinstance(item, bytes) else item
+                if entry.seq <= self._current.seq:
+                    continue
+                ms, outcome = engine.apply(self._current, entry)
+            except IntegrityError as exc:
+                out.error = exc
+                return out
+            self._folded(sid, entry, ms, outcome, out, raw)
+        return out
+
+    def propose(
+        self,
+        *,
+        kind: EntryKind,
+        seat: int | None,
+        body: Any,
+        now: int,
+        cid: str | None = None,
+    ) -> Decision:
+        """Decide an entry at time `now` (ms) against the state folded so far."""
+        ms = self._current
+        entry, new, outcome = engine.propose(ms, kind=kind, seat=seat, cid=cid, body=body, ts=now)
+        if kind == "tick" and not outcome.events:
+            return None
+        if outcome.rejection is not None and (kind == "join" or not ms.started or ms.ended):
+            return Answer(Submitted(0, outcome, False))
+        taken = None
+        if kind == "join":
+            taken = next(e.seat for e in outcome.events if isinstance(e, engine.SeatTaken))
+        return Append(entry, new, outcome, f"{ms.seq}:{ms.head}", taken)
+
+    def appended(self, stream_id: str, decided: Append) -> tuple[Submitted, Folded[K]]:
+        """The store appended `decided` at `stream_id`: fold it (its state is the one
+        `propose` computed, not folded again) and answer it."""
+        if decided.entry.seq != self._current.seq + 1:
+            raise ValueError(
+                f"entry {decided.entry.seq} was decided on entry {decided.entry.seq - 1}, "
+                f"but {self._current.seq} is folded"
+            )
+        out: Folded[K] = Folded()
+        self._folded(stream_id, decided.entry, decided.state, decided.outcome, out, None)
+        return Submitted(decided.entry.seq, decided.outcome, False), out
+
+    def duplicate(self, seq: int) -> Submitted | None:
+        """The answer to a command key the store had appended at `seq` (None: that entry
+        is not folded here yet)."""
+        if seq > self._current.seq:
+            return None
+        return Submitted(seq, self.at(seq)[1], True)
+
+    def _folded(
+        self,
+        sid: str,
+        entry: Entry,
+        ms: MatchState,
+        outcome: Outcome,
+        out: Folded[K],
+        raw: bytes | None,
+    ) -> None:
+        was_over = self._current.ended
+        self._entries.append(raw if raw is not None else _encode(entry))
+        self.times.append(entry.ts)
+        self._current, self._outcome = ms, outcome
+        if ms.seq % CHECKPOINT == 0:
+            self._checkpoints[ms.seq] = ms
+        self.stream_id = sid
+        if self._viewers:
+            self._broadcast(entry.seq, ms, outcome, out.sends)
+        if ms.ended and not was_over:
+            out.ended = True
+
+    # -- subscribers ---------------------------------------------------------------------
+
+    @property
+    def subscribers(self) -> KeysView[K]:
+        return self._viewers.keys()
+
+    @property
+    def idle(self) -> bool:
+        """Nobody follows the match and nothing more can happen to it."""
+        return not self._viewers and self._current.ended
+
+    def subscribe(
+        self, key: K, viewer: Viewer, since: int | None, welcome: dict[str, Any]
+    ) -> list[bytes]:
+        """Subscribe `key` to `viewer`'s stream: the welcome (with the viewer's view now)
+        and every update of the stream after `since` (None: none), to send now; the live
+        ones come with each entry folded. SinceOutOfRange for a `since` beyond the stream."""
+        length = self.streams.length(viewer)
+        if since is None:
+            since = length
+        if not 0 <= since <= length:
+            raise SinceOutOfRange(f"since must be between 0 and {length}, the updates in your stream")
+        view = self.streams.view(viewer)
+        frames = [_encode({**welcome, "seq": length, "view": view})]
+        frames += self.streams.backlog(viewer, since, view)
+        self._viewers[key] = viewer
+        return frames
+
+    def unsubscribe(self, key: K) -> None:
+        self._viewers.pop(key, None)
+
+    def _broadcast(
+        self, seq: int, ms: MatchState, outcome: Outcome, sends: list[tuple[K, bytes]]
+    ) -> None:
+        frames: dict[Viewer, bytes | None] = {}  # built once per viewer, whatever its keys
+        live = self.streams.live
+        for key, viewer in self._viewers.items():
+            if viewer in frames:
+                frame = frames[viewer]
+            else:
+                frame = frames[viewer] = live(viewer, seq, ms, outcome)
+            if frame is not None:
+                sends.append((key, frame))
+
+
+class _Folded(Sequence[Any]):
+    """A core's states (pick 0) or outcomes (pick 1) by position, as a sequence.
+
+    The latest is at hand; an earlier one is folded again from the checkpoint before
+    it, and going forward from the last one asked for costs one step each."""
+
+    def __init__(self, core: MatchCore[Any], pick: int) -> None:
+        self._core = core
+        self._pick = pick
+
+    def __len__(self) -> int:
+        return self._core.current.seq
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._core.at(index + 1)[self._pick]
+
+    def __iter__(self) -> Iterator[Any]:
+        for _seq, ms, outcome in self._core._history(1):
+            yield (ms, outcome)[self._pick]

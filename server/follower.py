@@ -1,0 +1,134 @@
+"""The follower: one reader of what other processes append to the matches followed here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from server import logs
+from server.core import sid_order
+
+if TYPE_CHECKING:
+    from server.hub import Hub, MatchRunner
+
+log = logs.get("daedalus.hub")
+
+
+class Follower:
+    """Reads what other processes append to the matches this process follows.
+
+    One blocking XREAD over every followed match's stream (not one per match), from
+    each runner's last folded entry. Its own appends wake it too; under load it reads
+    again at most every MIN_INTERVAL seconds, so one read brings many entries instead
+    of one read per append. A match that starts being followed ends a blocked read
+    (CLIENT UNBLOCK), so its entries are read from then on without waiting.
+    """
+
+    MIN_INTERVAL = 0.005
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.runners: dict[str, MatchRunner] = {}
+        self.paused: dict[str, float] = {}  # match -> loop time it is followed again
+        self._added = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._client_id: int | None = None
+        self._reading = 0  # the number of the read in flight (0: none)
+        self._reads = 0
+        self._down_since: float | None = None  # loop time of the first failed read
+        self._said_at: float | None = None  # when that was last logged
+
+    def add(self, runner: MatchRunner) -> None:
+        self.runners[runner.match_id] = runner
+        self._added.set()
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="follower")
+        elif self._reading and self._client_id is not None:
+            self.hub.spawn(self._unblock(self._reading, self._client_id))
+
+    def remove(self, runner: MatchRunner) -> None:
+        if self.runners.get(runner.match_id) is runner:
+            del self.runners[runner.match_id]
+            self.paused.pop(runner.match_id, None)
+
+    def pause(self, runner: MatchRunner, seconds: float) -> None:
+        self.paused[runner.match_id] = asyncio.get_running_loop().time() + seconds
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    async def _unblock(self, reading: int, client_id: int) -> None:
+        # The read may not have reached Redis yet: try again while it is the one in flight.
+        for delay in (0.0, 0.002, 0.01, 0.05, 0.2):
+            await asyncio.sleep(delay)
+            if self._reading != reading:
+                return
+            with contextlib.suppress(Exception):
+                if await self.hub.store.unblock(client_id):
+                    return
+
+    def _failing(self, now: float, exc: Exception) -> None:
+        """A failed read: said at once, then every 30 s while the store stays away."""
+        if self._down_since is None:
+            self._down_since = now
+        if self._said_at is None or now - self._said_at >= 30:
+            self._said_at = now
+            log.warning("tail_error", error=repr(exc), down_s=round(now - self._down_since, 1))
+
+    def _positions(self, now: float) -> dict[str, str]:
+        positions = {}
+        for match_id, runner in self.runners.items():
+            until = self.paused.get(match_id)
+            if until is not None:
+                if now < until:
+                    continue
+                del self.paused[match_id]
+            sid = runner.stream_id
+            if runner.reading is not None and sid_order(runner.reading) > sid_order(sid):
+                sid = runner.reading
+            positions[match_id] = sid
+        return positions
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        store = self.hub.store
+        block_ms = self.hub.settings.tail_block_ms
+        while True:
+            started = loop.time()
+            try:
+                if self._client_id is None:
+                    self._client_id = await store.follows_id()
+                    if self._down_since is not None:  # the store answers again
+                        log.info("tail_recovered", after_s=round(loop.time() - self._down_since, 1))
+                        self._down_since = self._said_at = None
+                positions = self._positions(started)
+                if not positions:  # nothing to follow (or only paused matches): wait
+                    self._added.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._added.wait(), 1.0 if self.paused else None)
+                    continue
+                self._reads += 1
+                self._reading = self._reads
+                try:
+                    found = await store.follow(positions, block_ms)
+                finally:
+                    self._reading = 0
+                for match_id, items in found.items():
+                    runner = self.runners.get(match_id)
+                    if runner is not None:
+                        runner.take(items)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the store went away: keep trying
+                self._client_id = None
+                self._failing(loop.time(), exc)
+                await asyncio.sleep(0.5)
+                continue
+            rest = self.MIN_INTERVAL - (loop.time() - started)
+            if rest > 0:
+                await asyncio.sleep(rest)
