@@ -20,10 +20,10 @@ clients.terminal's, named here too for older callers.)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clients.bots.common import Bot, BotFactory
+from clients.driver import Simulation, simulate  # re-exported (in-process matches)
 from clients.per_game import ByGame
 from clients.terminal import TERMINALS, Terminal
 
@@ -96,90 +96,6 @@ async def play_bot(conn: MatchConnection, bot: Bot) -> dict[str, Any]:
     if conn.view is not None and conn.view.get("ended"):
         return conn.view
     raise ConnectionError(f"the connection ended before the match did: {conn.close_reason}")
-
-
-@dataclass
-class Simulation:
-    """A bot match played in-process through the engine (no server, no clock)."""
-
-    entries: list[Any] = field(default_factory=list)
-    outcomes: list[Any] = field(default_factory=list)  # one per entry, the create's empty
-    result: Any = None
-    rejections: list[tuple[int, int, dict[str, Any], str]] = field(default_factory=list)
-    warnings: list[tuple[int, int, dict[str, Any], tuple[str, ...]]] = field(default_factory=list)
-    commands: int = 0
-
-
-def simulate(
-    game: str,
-    bots: Sequence[Bot],
-    *,
-    variant: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    seed: bytes = b"\x00" * 32,
-    max_entries: int = 10_000,
-) -> Simulation:
-    """Play a whole match between `bots` (one a seat) through domain.engine.propose.
-
-    Each bot sees only match_view(...) for its seat, as over a socket. Commands are sent
-    a millisecond apart; when no bot has anything to send, time jumps to the deadline."""
-    from domain import engine
-    from projections.common import match_view
-    from projections.contract import Viewer
-    from projections.registry import hosted
-
-    host = hosted(game)
-    now = 1_000_000
-    first = engine.create_entry(
-        host.rules, match_id="simulated", variant=variant, options=options or {}, seed=seed, ts=now
-    )
-    ms = engine.open_match(host.rules, first)
-    sim = Simulation(entries=[first], outcomes=[engine.Outcome()])
-    if len(bots) != ms.seats:
-        raise ValueError(f"{game} needs {ms.seats} bots, got {len(bots)}")
-    for seat in range(ms.seats):
-        entry, ms, outcome = engine.propose(
-            ms, kind="join", seat=None, cid=f"join-{seat}", body={"name": f"bot {seat}", "seat": seat}, ts=now
-        )
-        sim.entries.append(entry)
-        sim.outcomes.append(outcome)
-        if outcome.rejection is not None:
-            raise RuntimeError(f"seat {seat}: {outcome.rejection}")
-    while not ms.ended:
-        if len(sim.entries) > max_entries:
-            raise RuntimeError(f"no end after {max_entries} entries")
-        acted = False
-        for seat, bot in enumerate(bots):
-            if ms.ended:
-                break
-            for command in bot.act(match_view(host.views, ms, Viewer(seat=seat))):
-                now += 1
-                entry, ms, outcome = engine.propose(
-                    ms, kind="command", seat=seat, cid=f"c{len(sim.entries)}", body=command, ts=now
-                )
-                sim.entries.append(entry)
-                sim.outcomes.append(outcome)
-                sim.commands += 1
-                acted = True
-                rejection = outcome.rejection
-                bot.feedback(command, rejection is None, outcome.warnings, rejection.code if rejection else None)
-                if rejection is not None:
-                    sim.rejections.append((entry.seq, seat, command, f"{rejection.code}: {rejection.reason}"))
-                    break
-                if outcome.warnings:
-                    sim.warnings.append((entry.seq, seat, command, tuple(outcome.warnings)))
-        if not acted and not ms.ended:
-            due = engine.deadline(ms)
-            if due is None:
-                raise RuntimeError("the match waits on nobody, yet has not ended")
-            now = max(now + 1, due)
-            entry, ms, outcome = engine.propose(
-                ms, kind="tick", seat=None, cid=None, body={"deadline": due}, ts=now
-            )
-            sim.entries.append(entry)
-            sim.outcomes.append(outcome)
-    sim.result = ms.result
-    return sim
 
 
 __all__ = [
