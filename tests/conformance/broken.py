@@ -31,6 +31,7 @@ from projections.contract import Twins, TwinStep, TwinWorld, Viewer
 from projections.registry import Hosted
 from tests import toygame
 
+OPTIONS = toygame.Options()
 LABELS = ("ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "jay", "kiwi", "lynx")
 
 
@@ -113,7 +114,7 @@ class ToyViews:
         """Two matches whose secret targets differ, with the same few additions: no
         total reaches 5, the least target, so neither ends and nobody may tell them apart."""
         seeds = [bytes(rng.below(256) for _ in range(32)) for _ in range(2)]
-        while Toy.make_setup(None, Rng(seeds[1], "setup")) == Toy.make_setup(None, Rng(seeds[0], "setup")):
+        while Toy.make_setup(OPTIONS, Rng(seeds[1], "setup")) == Toy.make_setup(OPTIONS, Rng(seeds[0], "setup")):
             seeds[1] = bytes(rng.below(256) for _ in range(32))
         script = tuple(
             TwinStep(ts=2_000 + 10 * i, kind="command", seat=i % 2, body={"type": "add", "n": 1 + rng.below(2)})

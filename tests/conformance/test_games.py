@@ -61,7 +61,7 @@ def games_listing() -> dict[str, Any]:
     """GET /games, as a client reads it (the app's own handler), by game name."""
     response = asyncio.run(list_games(Request({"type": "http", "method": "GET", "path": "/games"})))
     assert response.status_code == 200, response.body
-    return {g["name"]: g for g in json.loads(response.body)["games"]}
+    return {g["name"]: g for g in json.loads(bytes(response.body))["games"]}
 
 
 published = cache(games_listing)
