@@ -2,12 +2,14 @@
 
 A game's projection module supplies `twins(variant, rng)` (projections/contract.py,
 `Twins`): two matches with the same public play and a different hidden input. Both are
-played through the engine (clients/driver.py) and every viewer's update frames are built
-as the server builds them (server/streams.py: each viewer's own numbered stream, the
-frame of each entry built right after it, as the match runner does live). Every seat not in `tells`, and a spectator, must receive
-byte-identical streams of the two worlds up to the reveal (the entry that ends the
-match) or the step the twins name; the full view, and a seat of `tells` if there is one,
-must not, so that the check cannot pass by comparing two equal matches.
+played through the engine (clients/driver.py), and every viewer's update frames are
+built as the server builds them (server/streams.py: each viewer's own numbered stream,
+each entry's frame built right after it, as the match runner sends it live). Every seat
+not in `tells`, and a spectator, must receive the same stream of both worlds, frame for
+frame and byte for byte (which entries send a frame at all included), up to the reveal
+(the entry that ends the match) or the step the twins name. The full view, and one of
+the seats in `tells` if there are any, must see a difference: the check cannot pass by
+comparing two equal matches.
 """
 
 from __future__ import annotations
