@@ -7,11 +7,12 @@ timestamps, commands written out in the script, and where bots finish a match, b
 seeded `random.Random` generators. So the same script gives the same log, byte for byte.
 
 What a viewer receives is built by the server's own code: a `server.hub.MatchRunner`
-folds the log entry by entry (as it does when it tails the stream) and its `streams`
-(server/streams.py) give each viewer's update frame of each entry right after it (live),
-and each viewer's whole stream caught up from its start once the match is over. The
-viewers are every seat, a spectator and the full (auditor) view. `runner_for` and `feed`
-are the only functions here that touch the server's internals.
+folds the log entry by entry in its core (server/core.py), as it does when it tails the
+stream, and its `streams` (server/streams.py) give each viewer's update frame of each
+entry right after it (live), and each viewer's whole stream caught up from its start
+once the match is over. The viewers are every seat, a spectator and the full (auditor)
+view. `runner_for` and `feed` are the only functions here that touch the server's
+internals.
 """
 
 from __future__ import annotations
