@@ -25,6 +25,7 @@ from server import logs
 from server.config import Settings
 from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
 from server.ids import new_seat_token
+from server.storage import Store
 from server.store import UNAVAILABLE, EventStore
 
 log = logs.get("daedalus.server")
@@ -510,12 +511,12 @@ async def _bounded(what: str, closing: Coroutine[Any, Any, None], seconds: float
         log.error("shutdown_error", part=what, error=repr(task.exception()))
 
 
-def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Starlette:
+def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        the_store = store
+        the_store: Store | None = store
         if the_store is None:
             the_store = (
                 EventStore.from_url(settings.redis_url)

@@ -32,7 +32,8 @@ from server.config import Settings
 from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
 from server.follower import Follower
 from server.ids import new_match_id
-from server.store import UNAVAILABLE, EventStore
+from server.storage import Store
+from server.store import UNAVAILABLE
 
 log = logs.get("daedalus.hub")
 
@@ -343,7 +344,7 @@ class UnknownMatch(Exception):
 class Hub:
     """This process's match runners."""
 
-    def __init__(self, store: EventStore, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self.runners: dict[str, MatchRunner] = {}

@@ -14,7 +14,7 @@ import uvicorn
 from server import logs
 from server.app import create_app
 from server.config import Settings
-from server.store import EventStore
+from server.storage import Store
 
 
 def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uvicorn.Config:
@@ -112,7 +112,7 @@ class EmbeddedServer:
     def __init__(
         self,
         settings: Settings | None = None,
-        store: EventStore | None = None,
+        store: Store | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:

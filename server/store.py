@@ -1,4 +1,5 @@
-"""The event store: one Redis stream per match, appended to by a Lua script.
+"""The event store on Redis (server.storage.Store): one stream per match, appended to by
+a Lua script.
 
 Keys of a match share the hash tag `{match_id}`, so a Redis Cluster keeps them on one
 node and the script may touch them all:
@@ -22,9 +23,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
@@ -35,6 +35,7 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.engine import Entry
+from server.storage import FOLLOW_COUNT, Appended, AppendUnknown, head_value
 
 ACTIVE = "dd:active"
 MAX_CONNECTIONS = 2**31  # per pool: in effect unbounded (Redis's maxclients is the limit)
@@ -58,21 +59,6 @@ def tokens_key(m: str) -> str:
     return f"dd:{{{m}}}:tokens"
 
 
-def head_value(entry: Entry) -> str:
-    return f"{entry.seq}:{entry.digest}"
-
-
-@dataclass(frozen=True)
-class Appended:
-    status: Literal["ok", "dup", "conflict"]
-    seq: int | None = None  # for dup: the seq the key was appended at
-    stream_id: str | None = None  # for ok
-
-
-class AppendUnknown(Exception):
-    """The store could not be reached to learn whether an append happened."""
-
-
 # What a caller of the store sees while Redis cannot be reached (down, restarting, the
 # network): the request is to be tried again later, with the same command id.
 UNAVAILABLE: tuple[type[Exception], ...] = (AppendUnknown, RedisConnectionError, RedisTimeoutError)
@@ -90,6 +76,8 @@ def _s(value: Any) -> str:
 
 
 class EventStore:
+    """A server.storage.Store on Redis (a redis-server, or fakeredis in-process)."""
+
     def __init__(
         self,
         reads: aioredis.Redis,
@@ -285,9 +273,6 @@ class EventStore:
 
     # -- reads -----------------------------------------------------------------------------
 
-    async def exists(self, match_id: str) -> bool:
-        return bool(await self.reads.exists(head_key(match_id)))
-
     async def read(self, match_id: str, after: str = "0-0") -> list[tuple[str, Entry]]:
         """Every entry after stream id `after`, in order."""
         out: list[tuple[str, Entry]] = []
@@ -302,25 +287,16 @@ class EventStore:
             if len(batch) < 1000:
                 return out
 
-    async def wait(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, Entry]]:
-        """Entries after `after`, waiting up to block_ms for the first one."""
-        res: Any = await self.reads.xread({log_key(match_id): after}, block=block_ms, count=1000)
-        out: list[tuple[str, Entry]] = []
-        for _key, items in res or []:
-            for sid, fields in items:
-                out.append((_s(sid), _entry_decoder.decode(fields[b"e"])))
-        return out
-
     async def follow(
         self, after: Mapping[str, str], block_ms: int
     ) -> dict[str, list[tuple[str, bytes]]]:
         """For many matches at once: the entries after each one's stream id, as stored
-        (JSON: see `decode`), waiting up to block_ms for the first. One XREAD on the
+        (the Entry as JSON), waiting up to block_ms for the first. One XREAD on the
         connection of `follows_id`, so `unblock` can end the wait early."""
         if not self._lean_follow:
             keys = {log_key(m): m for m in after}
             res: Any = await self.follows.xread(
-                {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=1000
+                {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=FOLLOW_COUNT
             )
             out: dict[str, list[tuple[str, bytes]]] = {}
             for key, items in res or []:
@@ -337,7 +313,7 @@ class EventStore:
         cache = self._key_args
         if len(cache) > 2 * len(after) + 1000:
             cache.clear()
-        head = ("XREAD", "COUNT", "1000", "BLOCK", str(block_ms), "STREAMS")
+        head = ("XREAD", "COUNT", str(FOLLOW_COUNT), "BLOCK", str(block_ms), "STREAMS")
         parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
         parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]
         keys: dict[bytes, str] = {}
@@ -374,13 +350,12 @@ class EventStore:
         """End a blocked `follow` now (it returns nothing); False if none was blocked."""
         return bool(await self.reads.client_unblock(client_id))
 
-    @staticmethod
-    def decode(raw: bytes) -> Entry:
-        return _entry_decoder.decode(raw)
-
     async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
         seat = await self.reads.hget(tokens_key(match_id), token_hash)
         return None if seat is None else int(_s(seat))
 
     async def length(self, match_id: str) -> int:
         return int(await self.reads.xlen(log_key(match_id)))
+
+    def forget(self, match_id: str) -> None:
+        self._key_args.pop(match_id, None)

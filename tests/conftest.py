@@ -1,4 +1,5 @@
-"""Shared fixtures: the event store on fakeredis and on a real redis-server.
+"""Shared fixtures: the event store on fakeredis and on a real redis-server (and, for the
+store contract, in memory too).
 
 The real Redis is taken from DAEDALUS_TEST_REDIS_URL, or started from the
 `redis-server` on PATH on a free loopback port. Where neither is there the real-Redis
@@ -18,6 +19,7 @@ from typing import NoReturn
 
 import pytest
 
+from server.storage import MemoryStore, Store
 from server.store import EventStore
 
 
@@ -119,5 +121,23 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
         server: RedisServer = request.getfixturevalue("real_redis")
         s = EventStore.from_url(server.url)
         await s.reads.flushdb()
+    yield s
+    await s.close()
+
+
+@pytest.fixture(params=["memory", "fakeredis", "redis"])
+async def any_store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """Every backend of server.storage.Store: in memory, on fakeredis and on a real
+    redis-server (the contract suite, tests/test_store_contract.py, runs over each)."""
+    s: Store
+    if request.param == "memory":
+        s = MemoryStore()
+    elif request.param == "fakeredis":
+        s = EventStore.embedded()
+    else:
+        server: RedisServer = request.getfixturevalue("real_redis")
+        redis_store = EventStore.from_url(server.url)
+        await redis_store.reads.flushdb()
+        s = redis_store
     yield s
     await s.close()

@@ -1,0 +1,243 @@
+"""What the server needs of an event store, and a store kept in memory.
+
+`Store` is the interface the hub and the app use. Two backends implement it:
+`server.store.EventStore` (Redis: a stream per match, appended by a Lua script; on a
+real redis-server or the in-process fakeredis) and `MemoryStore` here (a process's own
+dicts: for tests and trying things, never shared between processes, gone with the
+process). tests/test_store_contract.py runs one suite over every backend.
+
+A match's log is a sequence of entries, each at a stream id ("<a>-<b>", two integers,
+increasing along the log: see server.core.sid_order). An append is conditional: it lands
+only if its command key is new and the log's head is the one the caller folded, so two
+writers can never fork a log; a command key lands at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import msgspec
+
+from domain.engine import Entry
+
+# At most this many entries of one match per `follow` (as Redis's XREAD COUNT).
+FOLLOW_COUNT = 1000
+
+_entry_decoder = msgspec.json.Decoder(Entry)
+_encode = msgspec.json.Encoder().encode
+
+
+def head_value(entry: Entry) -> str:
+    """The head of a log whose last entry is `entry`: an append's condition."""
+    return f"{entry.seq}:{entry.digest}"
+
+
+@dataclass(frozen=True)
+class Appended:
+    status: Literal["ok", "dup", "conflict"]
+    seq: int | None = None  # for dup: the seq the key was appended at
+    stream_id: str | None = None  # for ok
+
+
+class AppendUnknown(Exception):
+    """The store could not be reached to learn whether an append happened."""
+
+
+class Store(Protocol):
+    """A store of match logs (see the module docstring)."""
+
+    description: str  # for the log: what and where the store is
+
+    async def close(self) -> None: ...
+
+    async def ping(self) -> bool: ...
+
+    async def create(self, match_id: str, entry: Entry) -> bool:
+        """Start a match log with its create entry; False if the id is taken. The match
+        is active (see `active`) until `mark_over`."""
+        ...
+
+    async def append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+    ) -> Appended:
+        """Append `entry` if `key` is new (else `dup`, with the seq it landed at) and the
+        head is `expected_head` (else `conflict`; "" is the head of no log). With
+        `token_hash`, the seat token's hash is recorded for `seat` in the same step."""
+        ...
+
+    async def mark_over(self, match_id: str) -> None: ...
+
+    async def active(self) -> list[str]:
+        """The matches created and not marked over, sorted."""
+        ...
+
+    async def read(self, match_id: str, after: str = "0-0") -> list[tuple[str, Entry]]:
+        """Every entry after stream id `after`, in order, with its stream id."""
+        ...
+
+    async def follow(
+        self, after: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        """For many matches at once: the entries after each one's stream id (at most
+        FOLLOW_COUNT a match), as JSON, by match, matches with none left out; waiting up
+        to `block_ms` for the first (0: without end) unless `unblock` ends the wait."""
+        ...
+
+    async def follows_id(self) -> int:
+        """An id for `unblock` of the wait in `follow`; it answers only if the store does."""
+        ...
+
+    async def unblock(self, client_id: int) -> bool:
+        """End a `follow` waiting now (it returns nothing); False if none was waiting."""
+        ...
+
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None: ...
+
+    async def length(self, match_id: str) -> int:
+        """How many entries the match's log has."""
+        ...
+
+    def forget(self, match_id: str) -> None:
+        """Drop whatever is kept in this process to read the match (not its log)."""
+        ...
+
+
+@dataclass
+class _Log:
+    entries: list[bytes] = field(default_factory=list)  # each Entry as JSON
+    head: str = ""
+    keys: dict[str, int] = field(default_factory=dict)  # command key -> seq
+    tokens: dict[str, int] = field(default_factory=dict)  # token hash -> seat
+
+
+class MemoryStore:
+    """A Store in this process's memory. Stream ids are "<position>-0"."""
+
+    def __init__(self) -> None:
+        self.description = "in-memory (in-process, not persistent)"
+        self._logs: dict[str, _Log] = {}
+        self._active: set[str] = set()
+        self._waiting: set[asyncio.Future[str]] = set()  # follows waiting for an append
+
+    async def close(self) -> None:
+        return None
+
+    async def ping(self) -> bool:
+        return True
+
+    async def create(self, match_id: str, entry: Entry) -> bool:
+        result = await self.append(match_id, entry, expected_head="", key="create")
+        if result.status != "ok":
+            return False
+        self._active.add(match_id)
+        return True
+
+    async def append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+    ) -> Appended:
+        log = self._logs.get(match_id)
+        if log is None:
+            log = _Log()
+        if key in log.keys:
+            return Appended("dup", seq=log.keys[key])
+        if log.head != expected_head:
+            return Appended("conflict")
+        self._logs[match_id] = log
+        log.entries.append(_encode(entry))
+        log.head = head_value(entry)
+        log.keys[key] = entry.seq
+        if token_hash:
+            assert seat is not None
+            log.tokens[token_hash] = seat
+        self._wake("appended")
+        return Appended("ok", seq=entry.seq, stream_id=f"{len(log.entries)}-0")
+
+    async def mark_over(self, match_id: str) -> None:
+        self._active.discard(match_id)
+
+    async def active(self) -> list[str]:
+        return sorted(self._active)
+
+    def _items(self, match_id: str, after: str, count: int | None) -> list[tuple[int, bytes]]:
+        log = self._logs.get(match_id)
+        if log is None:
+            return []
+        start = int(after.partition("-")[0]) + 1  # entries 1 .. <position> are read
+        stop = len(log.entries) if count is None else min(len(log.entries), start - 1 + count)
+        return [(i, log.entries[i - 1]) for i in range(start, stop + 1)]
+
+    async def read(self, match_id: str, after: str = "0-0") -> list[tuple[str, Entry]]:
+        return [(f"{i}-0", _entry_decoder.decode(raw)) for i, raw in self._items(match_id, after, None)]
+
+    def _found(self, after: Mapping[str, str]) -> dict[str, list[tuple[str, bytes]]]:
+        out = {}
+        for match_id, sid in after.items():
+            items = self._items(match_id, sid, FOLLOW_COUNT)
+            if items:
+                out[match_id] = [(f"{i}-0", raw) for i, raw in items]
+        return out
+
+    async def follow(
+        self, after: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        loop = asyncio.get_running_loop()
+        end = None if block_ms == 0 else loop.time() + block_ms / 1000
+        while True:
+            found = self._found(after)
+            if found:
+                return found
+            left = None if end is None else end - loop.time()
+            if left is not None and left <= 0:
+                return {}
+            wake: asyncio.Future[str] = loop.create_future()
+            self._waiting.add(wake)
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(wake), left)
+            finally:
+                self._waiting.discard(wake)
+            if wake.done() and wake.result() == "unblocked":
+                return {}
+
+    def _wake(self, why: str) -> bool:
+        woken = False
+        for wake in self._waiting:
+            if not wake.done():
+                wake.set_result(why)
+                woken = True
+        return woken
+
+    async def follows_id(self) -> int:
+        return 1
+
+    async def unblock(self, client_id: int) -> bool:
+        return self._wake("unblocked")
+
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
+        log = self._logs.get(match_id)
+        return None if log is None else log.tokens.get(token_hash)
+
+    async def length(self, match_id: str) -> int:
+        log = self._logs.get(match_id)
+        return 0 if log is None else len(log.entries)
+
+    def forget(self, match_id: str) -> None:
+        return None
