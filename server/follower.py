@@ -48,9 +48,11 @@ class Follower:
             self.hub.spawn(self._unblock(self._reading, self._client_id))
 
     def remove(self, runner: MatchRunner) -> None:
+        """Follow `runner`'s match no more; the store drops what it keeps to read it."""
         if self.runners.get(runner.match_id) is runner:
             del self.runners[runner.match_id]
             self.paused.pop(runner.match_id, None)
+            self.hub.store.forget(runner.match_id)
 
     def pause(self, runner: MatchRunner, seconds: float) -> None:
         self.paused[runner.match_id] = asyncio.get_running_loop().time() + seconds

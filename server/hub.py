@@ -175,6 +175,8 @@ class MatchRunner:
         self.hub.spawn(self.store.mark_over(self.match_id))
         if self._running:
             self.hub.follower.remove(self)
+            if self.core.idle:  # nobody to tell: nothing of it need stay
+                self.hub.forget(self.match_id, self)
 
     async def _catch_up_locked(self) -> None:
         folded = self.core.receive(await self.store.read(self.match_id, after=self.stream_id))
@@ -348,7 +350,8 @@ class Hub:
         self.store = store
         self.settings = settings
         self.runners: dict[str, MatchRunner] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        # Matches being loaded, each once however many ask for it; gone once loaded.
+        self._loading: dict[str, asyncio.Future[MatchRunner]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = Follower(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
@@ -360,23 +363,35 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     async def runner(self, match_id: str) -> MatchRunner:
+        """The match's runner, loaded from the store if this process has none (once,
+        however many ask at the same time); UnknownMatch if there is no such match."""
         found = self.runners.get(match_id)
         if found is not None:
             return found
-        lock = self._loading.setdefault(match_id, asyncio.Lock())
-        async with lock:
-            found = self.runners.get(match_id)
-            if found is not None:
-                return found
-            entries = await self.store.read(match_id)
-            if not entries:
-                raise UnknownMatch(match_id)
-            runner = MatchRunner(self, match_id, entries)
-            runner.start()
-            self.runners[match_id] = runner
-            return runner
+        loading = self._loading.get(match_id)
+        if loading is None:
+            loading = self._loading[match_id] = asyncio.ensure_future(self._load(match_id))
+            loading.add_done_callback(lambda done: self._loaded(match_id, done))
+        # Shielded: one caller that gives up does not cancel the load for the others.
+        return await asyncio.shield(loading)
+
+    async def _load(self, match_id: str) -> MatchRunner:
+        entries = await self.store.read(match_id)
+        if not entries:
+            raise UnknownMatch(match_id)
+        runner = MatchRunner(self, match_id, entries)
+        runner.start()
+        self.runners[match_id] = runner
+        return runner
+
+    def _loaded(self, match_id: str, done: asyncio.Future[MatchRunner]) -> None:
+        if self._loading.get(match_id) is done:
+            del self._loading[match_id]
+        if not done.cancelled():
+            done.exception()  # retrieved: its callers have it, if any is left
 
     def forget(self, match_id: str, runner: MatchRunner) -> None:
+        """Let go of a runner: it stops, and nothing of its match stays in the process."""
         if self.runners.get(match_id) is runner:
             del self.runners[match_id]
             self.spawn(runner.stop())

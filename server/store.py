@@ -310,9 +310,7 @@ class EventStore:
         """`follow` on a real Redis: the XREAD is written and read on the follow
         connection directly. Through the client, encoding the many arguments of a read
         over hundreds of streams and reshaping its reply cost more than the read."""
-        cache = self._key_args
-        if len(cache) > 2 * len(after) + 1000:
-            cache.clear()
+        cache = self._key_args  # per followed match, until `forget`
         head = ("XREAD", "COUNT", str(FOLLOW_COUNT), "BLOCK", str(block_ms), "STREAMS")
         parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
         parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]

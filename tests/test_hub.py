@@ -1,0 +1,117 @@
+"""The hub (server/hub.py) without sockets: what a process keeps of a match, and when it
+lets go of it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from projections.contract import Viewer
+from server.config import Settings
+from server.hub import Hub, MatchRunner, SendQueue, Subscriber, token_digest
+from server.storage import MemoryStore, Store
+from server.store import EventStore
+from tests import toygame
+from tests.conftest import RedisServer
+
+toygame.install()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def hub(request: pytest.FixtureRequest) -> AsyncIterator[Hub]:
+    store: Store
+    if request.param == "memory":
+        store = MemoryStore()
+    else:
+        server: RedisServer = request.getfixturevalue("real_redis")
+        redis_store = EventStore.from_url(server.url)
+        await redis_store.reads.flushdb()
+        store = redis_store
+    the_hub = Hub(store, Settings(tail_block_ms=200))
+    yield the_hub
+    await the_hub.close()
+    await store.close()
+
+
+def held(hub: Hub) -> dict[str, int]:
+    """Everything this process keeps per match, counted."""
+    counts = {
+        "runners": len(hub.runners),
+        "loading": len(hub._loading),
+        "followed": len(hub.follower.runners),
+        "paused": len(hub.follower.paused),
+    }
+    if isinstance(hub.store, EventStore):
+        counts["key_args"] = len(hub.store._key_args)
+    return counts
+
+
+async def seated(hub: Hub) -> MatchRunner:
+    ms = await hub.create_match("toy", None, {"turn_ms": 60_000})
+    runner = await hub.runner(ms.match_id)
+    for name in ("Ann", "Bob"):
+        digest = token_digest(f"token-{name}-{ms.match_id}")
+        await runner.submit(kind="join", seat=None, key=f"join:{digest}", body={"name": name},
+                            token_hash=digest)
+    assert runner.current.started
+    return runner
+
+
+async def play_to_the_end(runner: MatchRunner) -> None:
+    n = 0
+    while not runner.current.ended:
+        n += 1
+        seat = runner.current.game_state.turn
+        await runner.submit(kind="command", seat=seat, key=f"c:{seat}:{n}", cid=str(n),
+                            body={"type": "add", "n": 3})
+
+
+async def settled(hub: Hub, pred: object, seconds: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while not pred() and loop.time() < end:  # type: ignore[operator]
+        await asyncio.sleep(0.01)
+
+
+async def test_nothing_of_a_match_stays_once_it_is_over_and_unfollowed(hub: Hub) -> None:
+    """Matches that ended, whether watched to the end (the viewer leaves after), asked
+    for over HTTP afterwards (loaded again, then let go), or ended with nobody
+    watching: once over and unfollowed, the process holds nothing of any of them."""
+    watched = []
+    for _ in range(3):
+        runner = await seated(hub)
+        sub = Subscriber(Viewer(seat=0), SendQueue(1000))
+        assert await runner.subscribe(sub, None, {"type": "welcome"}) is None
+        watched.append((runner, sub))
+    unwatched = [await seated(hub) for _ in range(3)]
+    everyone = [r.match_id for r, _ in watched] + [r.match_id for r in unwatched]
+    if isinstance(hub.store, EventStore):  # the follower has read every match's stream
+        await settled(hub, lambda: set(hub.store._key_args) >= set(everyone))  # type: ignore[attr-defined]
+    assert held(hub)["runners"] == held(hub)["followed"] == 6
+    for runner, sub in watched:
+        await play_to_the_end(runner)
+        runner.unsubscribe(sub)
+    for runner in unwatched:
+        await play_to_the_end(runner)
+    await settled(hub, lambda: not hub._background)
+    assert held(hub) == dict.fromkeys(held(hub), 0)
+    for match_id in everyone:  # as GET /matches/{id} does: load, look, let go
+        again = await hub.runner(match_id)
+        assert again.current.ended
+        hub.forget(match_id, again)
+    await settled(hub, lambda: not hub._background)
+    assert held(hub) == dict.fromkeys(held(hub), 0)
+
+
+async def test_a_match_in_play_is_kept_with_nobody_watching(hub: Hub) -> None:
+    """Its clock must run: unfinished, it is followed whether or not anyone watches."""
+    runner = await seated(hub)
+    sub = Subscriber(Viewer(seat=1), SendQueue(1000))
+    await runner.subscribe(sub, None, {"type": "welcome"})
+    runner.unsubscribe(sub)
+    await asyncio.sleep(0.05)
+    assert hub.runners == {runner.match_id: runner}
+    assert hub.follower.runners == {runner.match_id: runner}
+    assert await hub.runner(runner.match_id) is runner
