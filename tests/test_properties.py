@@ -12,8 +12,9 @@
 3. The whole-match view: once a match has ended every viewer sees what the full viewer
    sees (but for `you`), in its view and in every frame of a catch-up.
 
-Frames are the server's own (tests/playthrough.py: MatchRunner.frame). The whole file
-takes well under a minute; DAEDALUS_PROPERTY_SCALE=20 runs twenty times the examples.
+Frames are the server's own (tests/playthrough.py: the viewer streams of a
+server.core.MatchCore, server/streams.py). The whole file takes well under a minute;
+DAEDALUS_PROPERTY_SCALE=20 runs twenty times the examples.
 """
 
 from __future__ import annotations
