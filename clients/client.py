@@ -436,12 +436,6 @@ class MatchConnection:
             with contextlib.suppress(ConnectionClosed):
                 await self._ws.send(json.dumps({"type": "ping"}))
 
-    async def send_raw(self, frame: str | dict[str, Any]) -> None:
-        """Send any frame as it is (for tests of the server's error handling)."""
-        if self._ws is None:
-            raise ConnectionError("not connected")
-        await self._ws.send(frame if isinstance(frame, str) else json.dumps(frame))
-
     # -- internals --
 
     async def _open(self) -> dict[str, Any]:

@@ -26,12 +26,6 @@ class Viewer(msgspec.Struct, frozen=True):
     seat: int | None = None
     full: bool = False
 
-    @property
-    def role(self) -> str:
-        if self.full:
-            return "auditor"
-        return "spectator" if self.seat is None else "player"
-
 
 SPECTATOR = Viewer()
 AUDITOR = Viewer(full=True)

@@ -30,7 +30,6 @@ from collections.abc import Mapping
 
 import msgspec
 
-GATE_TYPES: tuple[str, ...] = ("open", "pass", "garnet")
 _TYPE_WORDS: Mapping[str, str] = {
     "open": "open", "o": "open", "green": "open",
     "pass": "pass", "p": "pass", "orange": "pass",

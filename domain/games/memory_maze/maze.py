@@ -35,14 +35,12 @@ are ignored. Trailing spaces may be left out. An 8x8 example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 import msgspec
 
 from domain.rng import Rng
 
 Cell = tuple[int, int]
-Axis = Literal["rising", "falling"]
 
 AXIS_TEXT: dict[str, str] = {
     "rising": "the bottom-left/top-right diagonal",

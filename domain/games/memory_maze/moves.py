@@ -70,8 +70,3 @@ def parse_moves(text: str) -> str:
             )
         out.append(moves)
     return "".join(out)
-
-
-def moves_text(moves: str) -> str:
-    """A canonical sequence for people: `UURD` (or `(pass)` for none)."""
-    return moves if moves else "(no moves)"
