@@ -10,6 +10,7 @@ from itertools import combinations
 from typing import Any
 
 from clients.bots.five_card_trick import ACTIONS, disregarded, seat_state, submit, use_item
+from clients.terminal.common import game_state_to_play, seat_names, waiting_for_seats
 from domain.games import five_card_trick as fct
 
 HELP = """\
@@ -42,11 +43,8 @@ class Terminal:
         return f"{n} {word}"
 
     def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
-        if view is None or not view.get("started"):
-            raise ValueError("the match has not started yet (it starts when every seat is taken)")
-        if view.get("ended"):
-            raise ValueError("the match is over")
-        gs = view["game_state"]
+        gs = game_state_to_play(view)
+        assert view is not None  # game_state_to_play refuses None
         round_ = gs["round"]
         names = self._names(view)
         words = line.replace(",", " ").split()
@@ -114,10 +112,9 @@ class Terminal:
         you = view.get("you")
         lines: list[str] = []
         head = f"== Five-Card Trick ({view.get('variant')}) · match {view.get('match')}"
-        if not view.get("started"):
-            free = [s["seat"] for s in view.get("seats", []) if s.get("name") is None]
-            lines.append(f"{head} · waiting for seat(s) {', '.join(map(str, free))} to be taken")
-            return "\n".join(lines)
+        waiting = waiting_for_seats(view, head)
+        if waiting is not None:
+            return waiting
         round_line = f"{head} · round {gs.get('round')} of {gs.get('end_round')}"
         if gs.get("end_round") != gs.get("rounds"):
             round_line += f" (extended; at most {gs.get('max_rounds')})"
@@ -195,10 +192,10 @@ class Terminal:
 
     def _resolved_lines(self, view: dict[str, Any], event: dict[str, Any]) -> list[str]:
         names = self._names(view)
-        seat_names = {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
+        players = seat_names(view)
         lines = []
         for seat in event["seats"]:
-            who = seat_names.get(seat["seat"], f"seat {seat['seat']}")
+            who = players.get(seat["seat"], f"seat {seat['seat']}")
             if not seat["submitted"]:
                 played = "missed the round"
             elif not seat["plays"]:
@@ -223,7 +220,7 @@ class Terminal:
         if event.get("grown"):
             pot += f" +{event['grown']}"
         if event.get("taken_by") is not None:
-            pot += f", taken by {seat_names.get(event['taken_by'])}; now {event['pot_after']}"
+            pot += f", taken by {players.get(event['taken_by'])}; now {event['pot_after']}"
         else:
             pot += f" → {event['pot_after']}"
         lines.append(pot)
@@ -240,14 +237,14 @@ class Terminal:
         return None  # nothing shown is ever taken back
 
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-        seat_names = {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
+        players = seat_names(view)
         lines: list[str] = []
         for e in events:
             kind = e.get("type")
             if kind == "round_started":
                 lines.append(f"round {e['round']} begins")
             elif kind == "submitted":
-                who = "you" if e["seat"] == view.get("you") else seat_names.get(e["seat"])
+                who = "you" if e["seat"] == view.get("you") else players.get(e["seat"])
                 lines.append(f"{who} submitted for round {e['round']}")
             elif kind == "round_resolved":
                 lines.append(f"round {e['round']} results:")
@@ -256,14 +253,14 @@ class Terminal:
                 lines.append(f"both missed round {e['round']}: it is played again")
             elif kind == "priority_claimed":
                 lines.append(
-                    f"{seat_names.get(e['seat'])} uses Claim Priority and takes {e['took']} "
+                    f"{players.get(e['seat'])} uses Claim Priority and takes {e['took']} "
                     f"(now {e['chips']}); the round's clock restarts"
                 )
             elif kind == "extended":
                 lines.append(f"tied after round {e['after_round']}: extended to round {e['until']}")
             elif kind == "game_over":
                 lines.append(
-                    f"game over after {e['rounds']} rounds: {seat_names.get(e['winner'])} wins "
+                    f"game over after {e['rounds']} rounds: {players.get(e['winner'])} wins "
                     f"({e['reason']}); chips {e['chips']}"
                 )
             else:

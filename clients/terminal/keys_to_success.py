@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.bots.keys_to_success import chat, submit, vote
+from clients.terminal.common import game_state_to_play, seat_names, waiting_for_seats
 
 
 class Terminal:
@@ -17,16 +18,8 @@ class Terminal:
         "  view, history, help, quit"
     )
 
-    @staticmethod
-    def _names(view: dict[str, Any]) -> dict[int, str]:
-        return {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
-
     def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
-        if view is None or not view.get("started"):
-            raise ValueError("the match has not started yet (it starts when every seat is taken)")
-        if view.get("ended"):
-            raise ValueError("the match is over")
-        gs = view["game_state"]
+        gs = game_state_to_play(view)
         text = line.strip()
         head, _, rest = text.partition(" ")
         if head.lower() in ("say", "chat", "/say"):
@@ -59,12 +52,12 @@ class Terminal:
 
     def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
         gs = view.get("game_state") or {}
-        names = self._names(view)
+        names = seat_names(view)
         terms = gs.get("terms") or {}
         head = f"== {view.get('variant')} · match {view.get('match')}"
-        if not view.get("started"):
-            free = [s["seat"] for s in view.get("seats", []) if s.get("name") is None]
-            return f"{head} · waiting for seat(s) {', '.join(map(str, free))} to be taken"
+        waiting = waiting_for_seats(view, head)
+        if waiting is not None:
+            return waiting
         line = f"{head} · round {gs.get('round')} · {gs.get('phase')}"
         if seconds_left is not None and not view.get("ended"):
             line += f" · {seconds_left:.0f} s left"
@@ -107,7 +100,7 @@ class Terminal:
         return "\n".join(lines)
 
     def _resolved_lines(self, view: dict[str, Any], event: dict[str, Any]) -> list[str]:
-        names = self._names(view)
+        names = seat_names(view)
         if "levels" in event:
             out = [f"round {event['round']} results:"]
             for level in event["levels"]:
@@ -142,7 +135,7 @@ class Terminal:
         return None  # nothing shown is ever taken back
 
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-        names = self._names(view)
+        names = seat_names(view)
         lines: list[str] = []
         for e in events:
             kind = e.get("type")

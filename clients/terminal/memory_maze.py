@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clients.bots.memory_maze import move_command, parse_cell
+from clients.terminal.common import game_state_to_play, seat_names, waiting_for_seats
 from domain.games.memory_maze.maze import COLUMNS, Cell
 from domain.games.memory_maze.moves import HELP, MoveError, parse_moves
 
@@ -17,11 +18,7 @@ class Terminal:
     )
 
     def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
-        if view is None or not view.get("started"):
-            raise ValueError("the match has not started yet (it starts when every seat is taken)")
-        if view.get("ended"):
-            raise ValueError("the match is over")
-        gs = view["game_state"]
+        gs = game_state_to_play(view)
         text = line.strip()
         if text.lower().startswith("move "):
             text = text[5:]
@@ -37,12 +34,8 @@ class Terminal:
             raise ValueError(str(exc)) from None
         return move_command(moves, gs["turn"] if gs["turns"] else None)
 
-    @staticmethod
-    def _names(view: dict[str, Any]) -> dict[int, str]:
-        return {s["seat"]: s.get("name") or f"seat {s['seat']}" for s in view.get("seats", [])}
-
     def _attempt_text(self, view: dict[str, Any], a: dict[str, Any]) -> str:
-        names = self._names(view)
+        names = seat_names(view)
         who = "you" if a["seat"] == view.get("you") else names.get(a["seat"], f"seat {a['seat']}")
         moves = a["moves"] or "(no moves)"
         if a.get("timed_out"):
@@ -58,12 +51,11 @@ class Terminal:
         gs = view.get("game_state") or {}
         lines: list[str] = []
         head = f"== Memory Maze ({view.get('variant')}) · match {view.get('match')}"
-        if not view.get("started"):
-            free = [s["seat"] for s in view.get("seats", []) if s.get("name") is None]
-            lines.append(f"{head} · waiting for seat(s) {', '.join(map(str, free))} to be taken")
-            return "\n".join(lines)
+        waiting = waiting_for_seats(view, head)
+        if waiting is not None:
+            return waiting
         you = view.get("you")
-        names = self._names(view)
+        names = seat_names(view)
         status = head
         if gs.get("turns") and gs.get("to_move") is not None:
             mover = "your" if gs["to_move"] == you else f"{names.get(gs['to_move'])}'s"
@@ -130,7 +122,7 @@ class Terminal:
         return lines
 
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-        names = self._names(view)
+        names = seat_names(view)
         lines: list[str] = []
         for e in events:
             kind = e.get("type")
