@@ -22,6 +22,13 @@ from domain.engine import (
 from projections.contract import GameViews, Viewer
 
 
+def who(ms: MatchState, seat: int) -> str:
+    """A seat as the replay and audit lines name it: `seat 1 (Bob)`, or `seat 1` before
+    anyone has taken it."""
+    name = ms.names[seat] if seat < len(ms.names) else None
+    return f"seat {seat} ({name})" if name else f"seat {seat}"
+
+
 def effective(ms: MatchState, viewer: Viewer) -> Viewer:
     """Once the match is over, every viewer sees everything."""
     if ms.ended and not viewer.full:

@@ -30,6 +30,7 @@ from domain.games.five_card_trick import (
     Terms,
 )
 from domain.rng import Rng
+from projections.common import who
 from projections.contract import Rehearsal, Twins, Viewer
 
 
@@ -222,11 +223,6 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
 # --- replay text -----------------------------------------------------------------------
 
 
-def _who(ms: MatchState, seat: int) -> str:
-    name = ms.names[seat] if seat < len(ms.names) else None
-    return f"seat {seat} ({name})" if name else f"seat {seat}"
-
-
 def _cards(terms: Terms, actions: tuple[str, ...]) -> str:
     if not actions:
         return f"no {terms.action}"
@@ -252,7 +248,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
     if isinstance(event, RoundStarted):
         return [f"Round {event.round} begins; submissions close at {event.deadline} ms."]
     if isinstance(event, Submitted):
-        text = f"Round {event.round}: {_who(ms, event.seat)} submits {_cards(terms, event.actions)}"
+        text = f"Round {event.round}: {who(ms, event.seat)} submits {_cards(terms, event.actions)}"
         if event.block is not None:
             text += f", {terms.of('block')} target {terms.of(event.block)}"
         if event.items:
@@ -282,7 +278,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
             gain_text = f" ({', '.join(gains)})" if gains else ""
             lit = ", ".join(terms.of(a) for a in out.lights) or "none"
             line = (
-                f"Round {event.round}: {_who(ms, s)} {played}; now {terms.chips(out.chips)}"
+                f"Round {event.round}: {who(ms, s)} {played}; now {terms.chips(out.chips)}"
                 f"{gain_text}; {terms.light_plural} on: {lit}"
             )
             if out.blocked_next:
@@ -294,7 +290,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         if event.grown:
             pot += f" + {event.grown}"
         if event.taken_by is not None:
-            pot += f", taken by {_who(ms, event.taken_by)}, refilled to {event.pot_after}"
+            pot += f", taken by {who(ms, event.taken_by)}, refilled to {event.pot_after}"
         else:
             pot += f" -> {event.pot_after}"
         lines.append(pot + ".")
@@ -306,7 +302,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         ]
     if isinstance(event, PriorityClaimed):
         return [
-            f"Round {event.round}: {_who(ms, event.seat)} uses Claim Priority and takes "
+            f"Round {event.round}: {who(ms, event.seat)} uses Claim Priority and takes "
             f"{terms.chips(event.took)} from the {terms.pot} (now {terms.chips(event.chips)}); "
             f"the round's clock restarts, closing at {event.deadline} ms."
         ]
@@ -317,7 +313,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
     if isinstance(event, GameOver):
         chips = " to ".join(str(c) for c in event.chips)
         return [
-            f"Game over after {event.rounds} rounds: {_who(ms, event.winner)} wins "
+            f"Game over after {event.rounds} rounds: {who(ms, event.winner)} wins "
             f"({event.reason}); {terms.chip_plural} {chips}."
         ]
     return []

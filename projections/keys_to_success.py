@@ -45,6 +45,7 @@ from domain.games.keys_to_success import (
 )
 from domain.games.keys_to_success.layout import Layout
 from domain.rng import Rng
+from projections.common import who
 from projections.contract import Rehearsal, Twins, Viewer
 
 
@@ -344,11 +345,6 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
 # --- replay text -----------------------------------------------------------------------
 
 
-def _who(ms: MatchState, seat: int) -> str:
-    name = ms.names[seat] if seat < len(ms.names) else None
-    return f"seat {seat} ({name})" if name else f"seat {seat}"
-
-
 def _cards_text(cards: tuple[int, ...]) -> str:
     return "+".join(map(str, cards)) if cards else "-"
 
@@ -382,12 +378,12 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         return lines
     if isinstance(event, Submitted):
         return [
-            f"Round {event.round}: {_who(ms, event.seat)} submits {_cards_text(event.cards)} "
+            f"Round {event.round}: {who(ms, event.seat)} submits {_cards_text(event.cards)} "
             f"({terms.strength} {kts.strength(event.cards)}) at {' and '.join(event.gates)}."
         ]
     if isinstance(event, ChatSent):
         channel = terms.place(event.depth, levels) if event.depth is not None else "everyone"
-        return [f"Round {event.round} chat [{channel}] {_who(ms, event.seat)}: {event.text}"]
+        return [f"Round {event.round} chat [{channel}] {who(ms, event.seat)}: {event.text}"]
     if isinstance(event, RoundResolved):
         lines = [f"Round {event.round} results:"]
         for depth in range(levels):
@@ -406,7 +402,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
                     fought = "+".join(p.gates)
                 rows.append(
                     [
-                        _who(ms, p.seat),
+                        who(ms, p.seat),
                         fought + (" (auto)" if p.auto else ""),
                         _cards_text(p.cards),
                         str(kts.strength(p.cards)),
@@ -427,7 +423,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
             lines.append(f"The winners vote for the Elimination Candidate until {event.vote_deadline} ms.")
         return lines
     if isinstance(event, VoteCast):
-        return [f"{_who(ms, event.seat)} votes for {_who(ms, event.candidate)}."]
+        return [f"{who(ms, event.seat)} votes for {who(ms, event.candidate)}."]
     if isinstance(event, GameOver):
         return [f"Game over after {event.rounds} rounds: {event.reason}."]
     return []

@@ -55,6 +55,7 @@ from domain.games.memory_maze.maze import (
     trace,
 )
 from domain.rng import Rng
+from projections.common import who
 from projections.contract import Rehearsal, Twins, Viewer
 
 
@@ -224,11 +225,6 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
 # --- replay text -----------------------------------------------------------------------
 
 
-def _who(ms: MatchState, seat: int) -> str:
-    name = ms.names[seat] if seat < len(ms.names) else None
-    return f"seat {seat} ({name})" if name else f"seat {seat}"
-
-
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:.3f}".rstrip("0").rstrip(".") + " s"
 
@@ -260,19 +256,19 @@ def _bonk_text(maze: Maze, a: Moved) -> str:
 def _moved_lines(ms: MatchState, gs: State, a: Moved) -> list[str]:
     terms = TERMS[gs.variant]
     head = f"Turn {a.turn}" if mm.has_turns(gs.variant) else f"Submission {a.turn}"
-    who = _who(ms, a.seat)
+    player = who(ms, a.seat)
     if a.timed_out:
         why = "no periods left" if gs.variant == "black-garnet" else "the reserve is gone"
-        text = f"{head}: {who} runs out of time ({why}): zero moves, stays on {cell_name(a.to_cell)}"
+        text = f"{head}: {player} runs out of time ({why}): zero moves, stays on {cell_name(a.to_cell)}"
     elif a.bonked:
         text = (
-            f"{head}: {who} from {cell_name(a.from_cell)}: {a.moves} {_bonk_text(gs.maze, a)}; "
+            f"{head}: {player} from {cell_name(a.from_cell)}: {a.moves} {_bonk_text(gs.maze, a)}; "
             f"stays on {cell_name(a.from_cell)}"
         )
     elif not a.moves:
-        text = f"{head}: {who} passes (zero moves) on {cell_name(a.to_cell)}"
+        text = f"{head}: {player} passes (zero moves) on {cell_name(a.to_cell)}"
     else:
-        text = f"{head}: {who} from {cell_name(a.from_cell)}: {a.moves} -> {cell_name(a.to_cell)}"
+        text = f"{head}: {player} from {cell_name(a.from_cell)}: {a.moves} -> {cell_name(a.to_cell)}"
     if a.collected:
         text += f"; {terms.visit} " + ", ".join(_cells(a.collected))
     if a.reserve_left is not None:
@@ -334,24 +330,24 @@ def describe(ms: MatchState, event: Any) -> list[str]:
     gs: State = ms.game_state
     if isinstance(event, TurnStarted):
         return [
-            f"Turn {event.turn}: {_who(ms, event.seat)} to move, by {event.deadline} ms "
+            f"Turn {event.turn}: {who(ms, event.seat)} to move, by {event.deadline} ms "
             f"(+{_seconds(event.deadline - event.at)})."
         ]
     if isinstance(event, PeriodSpent):
         return [
-            f"Turn {event.turn}: {_who(ms, event.seat)} runs past its time: a period is spent "
+            f"Turn {event.turn}: {who(ms, event.seat)} runs past its time: a period is spent "
             f"({event.periods_left} left); the turn now closes at {event.deadline} ms."
         ]
     if isinstance(event, Moved):
         return _moved_lines(ms, gs, event)
     if isinstance(event, CooldownOver):
-        return [f"{_who(ms, event.seat)} may move again ({event.at} ms)."]
+        return [f"{who(ms, event.seat)} may move again ({event.at} ms)."]
     if isinstance(event, GameOver):
         terms = TERMS[gs.variant]
         counted = " to ".join(str(c) for c in event.collected)
         lines = [
             f"Game over after {event.turns} {'turns' if mm.has_turns(gs.variant) else 'submissions'}: "
-            f"{_who(ms, event.winner)} wins ({event.reason}); {terms.goals} {counted}.",
+            f"{who(ms, event.winner)} wins ({event.reason}); {terms.goals} {counted}.",
             f"The maze ({gs.maze.size}x{gs.maze.size}, symmetric across "
             f"{AXIS_TEXT[gs.maze.axis]}, {len(gs.maze.walls)} of "
             f"{len(interior_edges(gs.maze.size))} inner borders walled) and each player's play.",
@@ -360,7 +356,7 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         for s, seat in enumerate(gs.seats):
             bonks = sum(1 for a in seat.attempts if a.bonked)
             lines.append(
-                f"{_who(ms, s)}, start {seat.letter} = {cell_name(seat.start)}: "
+                f"{who(ms, s)}, start {seat.letter} = {cell_name(seat.start)}: "
                 f"{len(seat.attempts)} sequences, {bonks} bonked:"
             )
             lines.extend(audit_drawing(gs, s))
