@@ -17,6 +17,7 @@ internals.
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from clients.bots import BOTS, Bot
+from clients.bots import BOTS, Bot, lineup
 from domain import engine
 from domain.engine import Entry, MatchState, Outcome
 from domain.games import keys_to_success as kts
@@ -42,8 +43,9 @@ from domain.games.memory_maze.maze import (
 )
 from projections.common import match_view
 from projections.contract import AUDITOR, SPECTATOR, Viewer
-from projections.registry import hosted
+from projections.registry import GAMES, Hosted, hosted
 from server.hub import MatchRunner
+from tests.conformance.checks import Drowsy
 from tests.fct_helpers import SEED, FctMatch
 from tests.match_driver import MatchDriver
 from tests.mm_helpers import MmMatch, drawing
@@ -666,8 +668,8 @@ PLAYTHROUGHS: Mapping[str, Callable[[], Script]] = {
     "setnas-curse": setnas_curse,
 }
 
-# Every game's playthroughs, by game and name.
-PLAYTHROUGHS_OF: Mapping[str, Mapping[str, Playthrough]] = {
+# The scripted playthroughs, by game and name.
+SCRIPTED: Mapping[str, Mapping[str, Playthrough]] = {
     "five-card-trick": PLAYTHROUGHS,
     "memory-maze": {
         "black-garnet-periods": black_garnet_periods,
@@ -679,6 +681,60 @@ PLAYTHROUGHS_OF: Mapping[str, Mapping[str, Playthrough]] = {
         "gatekeeping-bots": gatekeeping_bots,
     },
 }
+
+
+
+# --- any other game: its bots ---------------------------------------------------------------
+
+
+def bots_playthrough(game: str, variant: str) -> Playthrough:
+    """A playthrough of `game`'s default line-up of bots (seeded, each sleeping through a
+    deadline now and then), on the variant's default options with every clock a thousandth: what a game registered without scripts of its
+    own is recorded by, so its first golden file needs no test code."""
+
+    def play() -> Scripted:
+        rules = hosted(game).rules
+        m = Scripted(
+            rules, variant=variant, names=None, ts=T0, match_id=f"golden-{variant}",
+            seed=SEED, options={"clock_scale": 0.001},
+        )
+        names = lineup(game, m.ms.seats)
+        # Now and then a bot sleeps through a deadline (checks.Drowsy), so the clock's
+        # default plays are recorded too.
+        m.bots_to_the_end([
+            Drowsy(bot_of(game, name, seat), random.Random(f"nap {seat}"), 0.1, lambda: len(m.entries))
+            for seat, name in enumerate(names)
+        ])
+        return m
+
+    play.__doc__ = f"{game} {variant}: the default line-up of bots, seeded, to the end"
+    return play
+
+
+def production_games() -> dict[str, Hosted]:
+    """The games of the registry, without the toy games tests register in it."""
+    found: dict[str, Hosted] = {}
+    for game, h in GAMES.items():
+        module = inspect.getmodule(h.rules)
+        if module is None or not module.__name__.startswith("tests."):
+            found[game] = h
+    return found
+
+
+def _with_bot_playthroughs(
+    scripted: Mapping[str, Mapping[str, Playthrough]],
+) -> dict[str, Mapping[str, Playthrough]]:
+    """`scripted`, and for every hosted game that has no scripted playthrough, one
+    playthrough of its bots per variant (named `<variant>-bots`)."""
+    out = dict(scripted)
+    for game, h in production_games().items():
+        if game not in out:
+            out[game] = {f"{v.name}-bots": bots_playthrough(game, v.name) for v in h.rules.variants}
+    return out
+
+
+# Every game's playthroughs, by game and name: the scripts above, and bots for the rest.
+PLAYTHROUGHS_OF = _with_bot_playthroughs(SCRIPTED)
 
 # Every playthrough, by name: each has its golden file, tests/golden/NAME.json.
 ALL_PLAYTHROUGHS: Mapping[str, Playthrough] = {

@@ -11,7 +11,6 @@ change, rewrite the files and review their diff:
 from __future__ import annotations
 
 import difflib
-import inspect
 import json
 import os
 from pathlib import Path
@@ -19,8 +18,14 @@ from typing import Any
 
 import pytest
 
-from projections.registry import GAMES, Hosted
-from tests.playthrough import ALL_PLAYTHROUGHS, PLAYTHROUGHS_OF, golden_document
+from tests.playthrough import (
+    ALL_PLAYTHROUGHS,
+    PLAYTHROUGHS_OF,
+    _with_bot_playthroughs,
+    bots_playthrough,
+    golden_document,
+    production_games,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("DAEDALUS_UPDATE_GOLDEN") == "1"
@@ -127,18 +132,8 @@ def _header(name: str) -> dict[str, Any]:
     return {key: value for key, value in doc.items() if key != "entries"}
 
 
-def hosted_games() -> dict[str, Hosted]:
-    """The games of the registry, without the toy games that tests register in it."""
-    found: dict[str, Hosted] = {}
-    for game, hosted in GAMES.items():
-        module = inspect.getmodule(hosted.rules)
-        if module is None or not module.__name__.startswith("tests."):
-            found[game] = hosted
-    return found
-
-
 def test_every_game_and_every_variant_has_a_golden_playthrough() -> None:
-    games = hosted_games()
+    games = production_games()
     unplayed, unhosted = sorted(set(games) - set(PLAYTHROUGHS_OF)), sorted(set(PLAYTHROUGHS_OF) - set(games))
     assert not unplayed, f"games with no golden playthrough (add one): {unplayed}"
     assert not unhosted, f"playthroughs listed under a game not hosted: {unhosted}"
@@ -190,3 +185,15 @@ def test_the_report_names_the_entry_and_viewer() -> None:
     assert '-   "pot": 99,' in report and '+   "pot": 2,' in report
     same = difference_report(name, now.replace(b'\n "entries"', b'\n  "entries"'), now)
     assert "the same content, but not the same bytes" in same
+
+
+def test_a_game_without_scripts_is_recorded_by_its_bots() -> None:
+    """A newly registered game needs no test code for its first golden file: every variant
+    gets a playthrough of its default line-up of bots."""
+    generated = _with_bot_playthroughs({})
+    assert set(generated) == set(production_games())
+    for game, h in production_games().items():
+        assert set(generated[game]) == {f"{v.name}-bots" for v in h.rules.variants}
+    first, again = bots_playthrough("memory-maze", "crazy")(), bots_playthrough("memory-maze", "crazy")()
+    assert first.ms.ended and first.ms.head == again.ms.head
+    assert any(e.kind == "tick" for e in first.entries)
