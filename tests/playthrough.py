@@ -17,7 +17,6 @@ internals.
 
 from __future__ import annotations
 
-import inspect
 import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -43,8 +42,9 @@ from domain.games.memory_maze.maze import (
 )
 from projections.common import match_view
 from projections.contract import AUDITOR, SPECTATOR, Viewer
-from projections.registry import GAMES, Hosted, hosted
+from projections.registry import hosted
 from server.hub import MatchRunner
+from tests.conformance import hosted_games
 from tests.conformance.checks import Drowsy
 from tests.fct_helpers import SEED, FctMatch
 from tests.match_driver import MatchDriver
@@ -711,23 +711,13 @@ def bots_playthrough(game: str, variant: str) -> Playthrough:
     return play
 
 
-def production_games() -> dict[str, Hosted]:
-    """The games of the registry, without the toy games tests register in it."""
-    found: dict[str, Hosted] = {}
-    for game, h in GAMES.items():
-        module = inspect.getmodule(h.rules)
-        if module is None or not module.__name__.startswith("tests."):
-            found[game] = h
-    return found
-
-
 def _with_bot_playthroughs(
     scripted: Mapping[str, Mapping[str, Playthrough]],
 ) -> dict[str, Mapping[str, Playthrough]]:
     """`scripted`, and for every hosted game that has no scripted playthrough, one
     playthrough of its bots per variant (named `<variant>-bots`)."""
     out = dict(scripted)
-    for game, h in production_games().items():
+    for game, h in hosted_games().items():
         if game not in out:
             out[game] = {f"{v.name}-bots": bots_playthrough(game, v.name) for v in h.rules.variants}
     return out

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
+from tests.conformance import hosted_games
 from tests.playthrough import (
     ALL_PLAYTHROUGHS,
     PLAYTHROUGHS_OF,
     _with_bot_playthroughs,
     bots_playthrough,
     golden_document,
-    production_games,
 )
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -133,7 +133,7 @@ def _header(name: str) -> dict[str, Any]:
 
 
 def test_every_game_and_every_variant_has_a_golden_playthrough() -> None:
-    games = production_games()
+    games = hosted_games()
     unplayed, unhosted = sorted(set(games) - set(PLAYTHROUGHS_OF)), sorted(set(PLAYTHROUGHS_OF) - set(games))
     assert not unplayed, f"games with no golden playthrough (add one): {unplayed}"
     assert not unhosted, f"playthroughs listed under a game not hosted: {unhosted}"
@@ -191,8 +191,8 @@ def test_a_game_without_scripts_is_recorded_by_its_bots() -> None:
     """A newly registered game needs no test code for its first golden file: every variant
     gets a playthrough of its default line-up of bots."""
     generated = _with_bot_playthroughs({})
-    assert set(generated) == set(production_games())
-    for game, h in production_games().items():
+    assert set(generated) == set(hosted_games())
+    for game, h in hosted_games().items():
         assert set(generated[game]) == {f"{v.name}-bots" for v in h.rules.variants}
     first, again = bots_playthrough("memory-maze", "crazy")(), bots_playthrough("memory-maze", "crazy")()
     assert first.ms.ended and first.ms.head == again.ms.head

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from starlette.requests import Request
 
-from projections.registry import GAMES
 from server.app import list_games
-from tests.conformance import checks
+from tests.conformance import checks, hosted_games
 
+GAMES = hosted_games()
 CASES = [(game, v.name) for game, h in GAMES.items() for v in h.rules.variants]
 IDS = [f"{game}:{variant}" for game, variant in CASES]
 SEEDS = (0, 1)
@@ -80,7 +80,7 @@ def test_the_published_options_schema_and_configure_agree(game: str, variant: st
 
 
 def test_get_games_lists_every_registered_game_and_variant() -> None:
-    assert sorted(published()) == sorted(GAMES)
+    assert set(GAMES) <= set(published())  # (and any toy game a server test registered)
     for game, h in GAMES.items():
         assert [v["name"] for v in published()[game]["variants"]] == [v.name for v in h.rules.variants]
 

@@ -20,11 +20,12 @@ from domain.games import five_card_trick as fct
 from domain.games.keys_to_success import ChatSent
 from projections.contract import GameViews, Viewer
 from projections.registry import GAMES, Hosted
+from tests.conformance import hosted_games
 from tests.conformance.leaks import check_no_leak, check_twins, play, twins_of
 
 CASES = [
     pytest.param(game, variant.name, id=f"{game}-{variant.name}")
-    for game, h in GAMES.items()
+    for game, h in hosted_games().items()
     for variant in h.rules.variants
 ]
 
