@@ -30,7 +30,6 @@ from domain import engine
 from domain.engine import Entry, MatchState, Outcome
 from domain.games import keys_to_success as kts
 from domain.games import memory_maze as mm
-from domain.games.keys_to_success import State as KeysState
 from domain.games.memory_maze import Moved
 from domain.games.memory_maze.maze import (
     DIRECTION_WORDS,
@@ -47,6 +46,7 @@ from server.hub import MatchRunner
 from tests.conformance import hosted_games
 from tests.conformance.checks import Drowsy
 from tests.fct_helpers import SEED, FctMatch
+from tests.kts_helpers import KtsMatch
 from tests.match_driver import MatchDriver
 from tests.mm_helpers import MmMatch, drawing
 from tests.mm_helpers import maze as drawn_maze
@@ -533,7 +533,7 @@ def crazy_cooldowns() -> MazeScript:
 # --- Keys to Success / Gatekeeping ---------------------------------------------------------
 
 
-class KeysScript(Scripted):
+class KeysScript(Scripted, KtsMatch):
     """A Keys to Success (or Gatekeeping) match, scripted."""
 
     def __init__(
@@ -547,29 +547,7 @@ class KeysScript(Scripted):
         **options: Any,
     ) -> None:
         self.step_ms = step_ms
-        super().__init__(
-            kts, variant=variant, names=names, ts=ts, match_id=match_id, seed=SEED, options=options
-        )
-
-    @property
-    def gs(self) -> KeysState:
-        state: KeysState = self.ms.game_state
-        return state
-
-    def submit(self, seat: int, gates: str, cards: Sequence[int], round: int | None = None) -> Outcome:
-        body = {
-            "type": "submit",
-            "round": self.gs.round if round is None else round,
-            "gates": gates.split(),
-            "cards": list(cards),
-        }
-        return self.propose("command", seat, body)
-
-    def chat(self, seat: int, text: str) -> Outcome:
-        return self.propose("command", seat, {"type": "chat", "text": text})
-
-    def vote(self, seat: int, candidate: int) -> Outcome:
-        return self.propose("command", seat, {"type": "vote", "candidate": candidate})
+        super().__init__(variant, names=tuple(names), ts=ts, match_id=match_id, seed=SEED, **options)
 
     def entered(self, out: Outcome) -> dict[int, str | None]:
         """Who went through which gate in the round an outcome resolved."""
