@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from domain import engine
-from domain.engine import Entry, EntryKind, MatchState, Outcome
+import domain.driver
+from domain.driver import AUTO, T0
 from projections.common import match_view
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
@@ -32,26 +32,12 @@ if TYPE_CHECKING:  # clients.bots re-exports this module's simulate: no import a
     from clients.bots.common import Bot
 
 
-class _Auto:
-    """The default client id: `c<index of the entry>`."""
-
-    def __repr__(self) -> str:
-        return "AUTO"
-
-
-AUTO: Final = _Auto()
-
-T0 = 1_000_000
-
-
-class MatchDriver:
+class MatchDriver(domain.driver.MatchDriver):
     """A match of `game` (a registered name, or a `Hosted` game that need not be
-    registered) from its create entry on, every entry proposed through the engine.
+    registered) from its create entry on, every entry proposed through the engine
+    (domain.driver.MatchDriver), with what bots need: each seat's view, and bots playing.
 
-    `entries[i]`, `outcomes[i]` and `states[i]` are the i-th entry, what it did and the
-    match state after it (the create entry's outcome is empty). `ts` is the log time
-    the next entry is proposed at unless one is given; `bot_gap_ms` is how far `play_bots`
-    moves it for each bot command."""
+    `bot_gap_ms` is how far `play_bots` moves the log time for each bot command."""
 
     def __init__(
         self,
@@ -65,81 +51,15 @@ class MatchDriver:
         bot_gap_ms: int = 1,
     ) -> None:
         self.host = hosted(game) if isinstance(game, str) else game
-        first = engine.create_entry(
-            self.host.rules, match_id=match_id, variant=variant, options=options or {},
-            seed=seed, ts=ts,
+        super().__init__(
+            self.host.rules, variant=variant, options=options, seed=seed, ts=ts, match_id=match_id
         )
-        self.ms: MatchState = engine.open_match(self.host.rules, first)
-        self.entries: list[Entry] = [first]
-        self.outcomes: list[Outcome] = [Outcome()]
-        self.states: list[MatchState] = [self.ms]
-        self.ts = ts
         self.bot_gap_ms = bot_gap_ms
         # What bots did in `play_bots`: (seq, seat, command, "code: reason") per rejection,
         # (seq, seat, command, warnings) per accepted command with warnings.
         self.rejections: list[tuple[int, int, dict[str, Any], str]] = []
         self.warnings: list[tuple[int, int, dict[str, Any], tuple[str, ...]]] = []
         self.commands = 0
-
-    # --- entries ---------------------------------------------------------------------
-
-    @property
-    def seats(self) -> int:
-        return self.ms.seats
-
-    def propose(
-        self,
-        kind: EntryKind,
-        seat: int | None,
-        body: Any,
-        ts: int | None = None,
-        *,
-        cid: str | _Auto | None = AUTO,
-    ) -> Outcome:
-        """Propose one entry at `ts` (None: at `self.ts`, which `ts` otherwise becomes)
-        and keep it; its outcome. The engine records no time earlier than the last."""
-        if ts is not None:
-            self.ts = ts
-        entry, self.ms, outcome = engine.propose(
-            self.ms, kind=kind, seat=seat,
-            cid=f"c{len(self.entries)}" if isinstance(cid, _Auto) else cid,
-            body=body, ts=self.ts,
-        )
-        self.entries.append(entry)
-        self.outcomes.append(outcome)
-        self.states.append(self.ms)
-        return outcome
-
-    def join(
-        self, name: str, seat: int | None = None, ts: int | None = None, *, cid: str | _Auto | None = AUTO
-    ) -> Outcome:
-        """A seat claim: `seat`, or (None) the first free one."""
-        body: dict[str, Any] = {"name": name}
-        if seat is not None:
-            body["seat"] = seat
-        if isinstance(cid, _Auto):  # (subclasses may override propose without `cid`)
-            return self.propose("join", None, body, ts)
-        return self.propose("join", None, body, ts, cid=cid)
-
-    def seat_all(self, names: Sequence[str] | None = None) -> None:
-        """Seat `names` (default P0, P1, ...) in the first free seats; every claim must
-        be taken."""
-        for name in names if names is not None else [f"P{s}" for s in range(self.seats)]:
-            outcome = self.join(name)
-            if outcome.rejection is not None:
-                raise RuntimeError(f"{name!r} could not take a seat: {outcome.rejection}")
-
-    def deadline(self) -> int | None:
-        """When the next tick is due (None: nothing waits on time)."""
-        return engine.deadline(self.ms)
-
-    def advance(self, late_ms: int = 0, *, cid: str | _Auto | None = None) -> Outcome:
-        """The server's tick for the next deadline, `late_ms` after it (and never before
-        a millisecond after the last entry). RuntimeError if nothing waits on time."""
-        due = self.deadline()
-        if due is None:
-            raise RuntimeError(f"{self.ms.game}: nothing waits on time, yet the match has not ended")
-        return self.propose("tick", None, {"deadline": due}, max(self.ts + 1, due + late_ms), cid=cid)
 
     # --- views and bots --------------------------------------------------------------
 

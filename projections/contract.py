@@ -17,8 +17,8 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from domain.contract import Game
-from domain.engine import MatchState, Outcome, create_entry, open_match, propose
-from domain.engine import deadline as engine_deadline
+from domain.driver import MatchDriver
+from domain.engine import MatchState, Outcome
 from domain.rng import Rng
 
 
@@ -102,9 +102,10 @@ class Twins(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Rehearsal:
-    """A twin world played through the engine while its script is written, so that a
-    strategy can choose each step from the state reached. `mark` and `rewind` undo steps
-    (the state is immutable, so a mark is the state and the script's length)."""
+    """A twin world played through the engine (domain.driver.MatchDriver) while its script
+    is written, so that a strategy can choose each step from the state reached. `mark`
+    and `rewind` undo steps (the state is immutable, so a mark is the state and the
+    script's length)."""
 
     def __init__(
         self, rules: Game, variant: str, options: Mapping[str, Any], seed: bytes, created: int
@@ -112,19 +113,18 @@ class Rehearsal:
         self.options = dict(options)
         self.seed = seed
         self.created = created
-        first = create_entry(
-            rules, match_id=TWIN_MATCH_ID, variant=variant, options=options, seed=seed, ts=created
+        self._driver = MatchDriver(
+            rules, variant=variant, options=options, seed=seed, ts=created, match_id=TWIN_MATCH_ID
         )
-        ms = open_match(rules, first)
-        for seat in range(ms.seats):
-            _, ms, outcome = propose(
-                ms, kind="join", seat=None, cid=None, body={"name": f"P{seat}"}, ts=created
-            )
-            if outcome.rejection is not None:
-                raise RuntimeError(f"seat {seat}: {outcome.rejection}")
-        self.ms: MatchState = ms
+        self._driver.seat_all(cid=None)
+        self._seated = len(self._driver.entries)
         self.steps: list[TwinStep] = []
         self.outcomes: list[Outcome] = []
+
+    @property
+    def ms(self) -> MatchState:
+        """The match state now."""
+        return self._driver.ms
 
     @property
     def gs(self) -> Any:
@@ -140,14 +140,14 @@ class Rehearsal:
         self, kind: Literal["command", "tick"], seat: int | None, body: Any, ts: int
     ) -> Outcome:
         """Propose one entry at `ts` and write it into the script; its outcome."""
-        _, self.ms, outcome = propose(self.ms, kind=kind, seat=seat, cid=None, body=body, ts=ts)
+        outcome = self._driver.propose(kind, seat, body, ts, cid=None)
         self.steps.append(TwinStep(ts=ts, kind=kind, seat=seat, body=body))
         self.outcomes.append(outcome)
         return outcome
 
     def tick(self, late_ms: int = 0) -> Outcome:
         """The tick at the next deadline, `late_ms` after it (never before the last entry)."""
-        due = engine_deadline(self.ms)
+        due = self._driver.deadline()
         if due is None:
             raise RuntimeError("nothing waits on time")
         return self.step("tick", None, {"deadline": due}, max(self.ts, due + late_ms))
@@ -156,7 +156,8 @@ class Rehearsal:
         return self.ms, len(self.steps)
 
     def rewind(self, mark: tuple[MatchState, int]) -> None:
-        self.ms, n = mark
+        _, n = mark
+        self._driver.rewind(self._seated + n)
         del self.steps[n:]
         del self.outcomes[n:]
 
