@@ -97,7 +97,7 @@ def test_schema_lists_the_variant_s_options_with_every_bound() -> None:
         ({"words": "x"}, "option 'words': must be a list of words"),
         ({"only_b": 3}, "option 'only_b' applies to b only"),
         ({"lo": 5, "hi": 4}, "option 'hi' is below 'lo'"),
-        ({"nope": 1, "other": 2}, "unknown options 'nope', 'other' (known: clock_scale, count,"),
+        ({"nope": 1, "other": 2}, "unknown options 'nope', 'other' (the options of a: clock_scale, count,"),
         ({"variant": "b"}, "option 'variant' is 'b', not 'a'"),
     ],
 )
@@ -105,6 +105,15 @@ def test_refusals_name_the_option(options: dict[str, Any], message: str) -> None
     with pytest.raises(OptionsError) as info:
         TABLE.configure("a", options)
     assert str(info.value).startswith(message)
+
+
+def test_an_unknown_option_is_refused_listing_the_variant_s_options_only() -> None:
+    with pytest.raises(OptionsError) as info:
+        TABLE.configure("a", {"nope": 1})
+    assert "only_b" not in str(info.value)
+    with pytest.raises(OptionsError) as info:
+        TABLE.configure("b", {"nope": 1})
+    assert "only_b" in str(info.value)
 
 
 def test_null_is_the_variant_default_where_nullable() -> None:

@@ -234,9 +234,10 @@ class OptionTable(Generic[S]):
             raise OptionsError("options must be an object")
         unknown = sorted(str(k) for k in options if k != "variant" and k not in self.by_name)
         if unknown:
+            known = sorted(o.name for o in self.options if o.applies(variant))
             raise OptionsError(
                 f"unknown option{'s' if len(unknown) > 1 else ''} "
-                f"{', '.join(map(repr, unknown))} (known: {', '.join(sorted(self.by_name))})"
+                f"{', '.join(map(repr, unknown))} (the options of {variant}: {', '.join(known)})"
             )
         if options.get("variant", variant) != variant:
             raise OptionsError(f"option 'variant' is {options.get('variant')!r}, not {variant!r}")
