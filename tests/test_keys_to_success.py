@@ -314,6 +314,7 @@ def test_pass_gate_closes_for_good() -> None:
         assert m.gs.round == round_
         out = m.submit(1, ["B"], [1])
         assert out.rejection is not None and out.rejection.code == "gate_closed"
+        assert "sealed for good" in out.rejection.reason and "this round" not in out.rejection.reason
         gates = {g["name"]: g for g in views.view(m.ms, Viewer(seat=1))["level"]["gates"]}
         assert gates["B"]["status"] == "sealed" and gates["B"]["reopens"] is None
         m.round_({1: ("A", [1]), 2: ("A", [1])})  # 0 and 3 miss: a tie at D
@@ -326,6 +327,7 @@ def test_garnet_gate_closes_for_the_next_round_and_reopens() -> None:
     assert m.gs.players[0].garnets == 1 and m.gs.round == 2
     out = m.submit(1, ["B", "C"], [1])
     assert out.rejection is not None and out.rejection.code == "gate_closed"
+    assert out.rejection.reason == "door C is closed this round"
     gates = {g["name"]: g for g in views.view(m.ms, Viewer(seat=1))["level"]["gates"]}
     assert gates["C"]["status"] == "closed" and gates["C"]["reopens"] == 3
     assert gates["A"]["status"] == "open" and gates["B"]["status"] == "open"

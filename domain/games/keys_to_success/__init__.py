@@ -668,6 +668,12 @@ def _check_submit(state: State, seat: int, cmd: Submit) -> Pending | Rejection:
                 f"{terms.gate} {gate.name} is in {terms.place(gate.depth, state.levels)}; "
                 f"you are in {here}",
             )
+        if state.gate_state(gate).sealed:
+            return Rejection(
+                "gate_closed",
+                f"{terms.gate} {gate.name} is sealed for good: a Pass {terms.gate} stays closed "
+                "once someone has gone through it",
+            )
         if state.is_closed(gate):
             return Rejection("gate_closed", f"{terms.gate} {gate.name} is closed this round")
         gates.append(gate)
