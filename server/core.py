@@ -90,6 +90,23 @@ class Folded(Generic[K]):
     sends: list[tuple[K, bytes]] = field(default_factory=list)
     ended: bool = False
     error: IntegrityError | None = None
+    # The store handed over an entry after the last one folded (by stream id) whose seq
+    # is folded already: its log no longer holds what was folded here (see
+    # MatchCore.resync). The fold stopped there.
+    behind: bool = False
+
+
+@dataclass
+class Resynced(Generic[K]):
+    """What refolding from a store's log that lost entries folded here gave (see
+    MatchCore.resync): the entries lost, in order; a `resync` frame for each subscriber
+    whose stream or view changed; whether the match is over in the log and was not
+    before (`ended`), or was over here and is not in the log (`reopened`)."""
+
+    lost: list[Entry]
+    sends: list[tuple[K, bytes]] = field(default_factory=list)
+    ended: bool = False
+    reopened: bool = False
 
 
 class SinceOutOfRange(ValueError):
@@ -191,13 +208,18 @@ class MatchCore(Generic[K]):
     def receive(self, items: Iterable[tuple[str, Entry | bytes]]) -> Folded[K]:
         """Fold entries read from the store (stream id, the entry or its JSON), checking
         each one's digests; those folded already (by seq) are skipped. Stops at the
-        first that fails its check (`Folded.error`)."""
+        first that fails its check (`Folded.error`), or at an entry after the last one
+        folded, by stream id, whose seq is folded already (`Folded.behind`: the log lost
+        entries folded here)."""
         out: Folded[K] = Folded()
         for sid, item in items:
             raw = item if isinstance(item, bytes) else None
             try:
                 entry = _entry_decoder.decode(item) if isinstance(item, bytes) else item
                 if entry.seq <= self._current.seq:
+                    if sid_order(sid) > sid_order(self.stream_id):
+                        out.behind = True
+                        return out
                     continue
                 ms, outcome = engine.apply(self._current, entry)
             except IntegrityError as exc:
@@ -266,6 +288,71 @@ class MatchCore(Generic[K]):
             self._broadcast(entry.seq, ms, outcome, out.sends)
         if ms.ended and not was_over:
             out.ended = True
+
+    # -- a log that lost entries ---------------------------------------------------------
+
+    def diverges(self, items: Sequence[tuple[str, Entry]]) -> int | None:
+        """The seq of the first entry folded here that the log `items` (the store's whole
+        log, in order) does not hold, by digest; None if it holds every one."""
+        for i, (_sid, entry) in enumerate(items[: self._current.seq]):
+            if entry.seq != i + 1 or entry.digest != _entry_decoder.decode(self._entries[i]).digest:
+                return i + 1
+        if len(items) < self._current.seq:
+            return len(items) + 1
+        return None
+
+    def resync(self, items: Sequence[tuple[str, Entry]]) -> Resynced[K] | None:
+        """Fold the store's whole log `items` again from its start, in place of what was
+        folded here, if it does not hold every entry folded here (None: it does, and
+        nothing changed; `receive` folds what it has beyond).
+
+        That happens when the store lost acknowledged entries (a Redis killed under
+        `appendfsync everysec`, a failover to a lagging replica): the log is what the
+        match is, so the state, the history and every viewer's stream are refolded from
+        it. Each subscriber whose stream or view changed gets a `resync` frame: its
+        stream's length (`seq`) and its view now, and how many of the updates it may
+        have received stand (`kept`, the first `kept` of its stream are unchanged);
+        live updates go on from `seq`. IntegrityError if the log does not fold (nothing
+        changes then); ValueError if it is empty."""
+        first = self.diverges(items)
+        if first is None:
+            return None
+        if not items:
+            raise ValueError(f"match {self.match_id}: the store holds none of its log")
+        sid, create = items[0]
+        fresh: MatchCore[K] = MatchCore(create, stream_id=sid, game=self.hosted)
+        folded = fresh.receive(items[1:])
+        if folded.error is not None:
+            raise folded.error
+        was_over = self._current.ended
+        lost = [_entry_decoder.decode(raw) for raw in self._entries[first - 1 :]]
+        before: dict[Viewer, tuple[int, dict[str, Any]]] = {}
+        for viewer in set(self._viewers.values()):
+            before[viewer] = (self.streams.length(viewer), self.streams.view(viewer))
+        self._entries, self.times = fresh._entries, fresh.times
+        self._checkpoints, self._cursor = fresh._checkpoints, None
+        self._current, self._outcome = fresh._current, fresh._outcome
+        self.stream_id = fresh.stream_id
+        self.streams = Streams(self.hosted.views, self._history, self.times, lambda: self._current)
+        out: Resynced[K] = Resynced(lost)
+        frames: dict[Viewer, bytes | None] = {}
+        for key, viewer in self._viewers.items():
+            if viewer not in frames:
+                length, view = self.streams.length(viewer), self.streams.view(viewer)
+                kept = self.streams.count_before(viewer, first)
+                old_length, old_view = before[viewer]
+                changed = kept < old_length or (length, view) != (old_length, old_view)
+                frames[viewer] = (
+                    _encode({"type": "resync", "seq": length, "kept": kept, "view": view})
+                    if changed
+                    else None
+                )
+            frame = frames[viewer]
+            if frame is not None:
+                out.sends.append((key, frame))
+        out.ended = self._current.ended and not was_over
+        out.reopened = was_over and not self._current.ended
+        return out
 
     # -- subscribers ---------------------------------------------------------------------
 

@@ -65,6 +65,10 @@ class Streams:
         """How many frames `viewer`'s stream has now."""
         return len(self._extend(viewer))
 
+    def count_before(self, viewer: Viewer, seq: int) -> int:
+        """How many frames of `viewer`'s stream come from log entries before `seq`."""
+        return bisect.bisect_left(self._extend(viewer), seq)
+
     def number_of(self, viewer: Viewer, seq: int) -> int | None:
         """The number of log entry `seq`'s frame in `viewer`'s stream (None: it has none)."""
         index = self._extend(viewer)

@@ -355,3 +355,177 @@ def test_a_finished_match() -> None:
     reader: MatchCore[str] = MatchCore(play.log[0], "1-0", game=GAME)
     assert reader.receive([(f"{e.seq}-0", e) for e in play.log[1:]]).ended
     assert reader.current == core.current and reader.idle
+
+
+# --- a store that lost entries folded here --------------------------------------------------
+
+
+def items(log: list[Entry], first_sid: int = 1) -> list[tuple[str, Entry]]:
+    """A log as the store hands it over: (stream id, entry), ids from `first_sid` on."""
+    return [(f"{first_sid + i}-0", e) for i, e in enumerate(log)]
+
+
+def watched() -> Play:
+    """A started match with seat 0, seat 1 and a spectator subscribed, and some play."""
+    play = Play()
+    for key, viewer in (("a", SEAT0), ("b", SEAT1), ("s", SPECTATOR)):
+        play.core.subscribe(key, viewer, None, {"type": "welcome"})
+    play.seated()
+    for seat, n in ((0, 1), (1, 2), (0, 3), (1, 1)):
+        assert play.add(seat, n) is not None
+    return play
+
+
+def test_a_log_that_holds_everything_folded_needs_no_resync() -> None:
+    play = watched()
+    core = play.core
+    assert core.diverges(items(play.log)) is None
+    assert core.resync(items(play.log)) is None
+    longer = Play().seated()  # a log that goes on beyond what is folded: no loss either
+    for seat, n in ((0, 1), (1, 2), (0, 3), (1, 1), (0, 1)):
+        longer.add(seat, n)
+    assert longer.log[: len(play.log)] == play.log
+    assert core.diverges(items(longer.log)) is None
+
+
+def test_entries_read_beyond_the_last_folded_with_folded_seqs_show_the_log_behind() -> None:
+    """After a loss, entries appended again get stream ids beyond the last one folded
+    here but seqs folded already: the fold stops and says the log is behind."""
+    play = watched()
+    core = play.core
+    last = core.current.seq
+    again = items(play.log[last - 2 :], first_sid=100)  # seqs folded, stream ids beyond
+    folded = core.receive(again)
+    assert folded.behind and folded.sends == [] and folded.error is None
+    assert core.current.seq == last and core.stream_id == f"{last}-0"
+    # the same seqs at stream ids folded already are only skipped, as before
+    assert not core.receive(items(play.log[last - 2 :], first_sid=last - 1)).behind
+
+
+def test_a_log_that_lost_entries_is_folded_again_and_viewers_resynced() -> None:
+    play = watched()
+    core = play.core
+    folded_before = core.current.seq
+    before = {key: frames(sent) for key, sent in play.sent.items()}
+    kept_log = play.log[:-3]  # the store lost the last three entries
+    assert core.diverges(items(kept_log)) == len(kept_log) + 1
+    resynced = core.resync(items(kept_log))
+    assert resynced is not None
+    assert [e.seq for e in resynced.lost] == list(range(len(kept_log) + 1, folded_before + 1))
+    assert resynced.lost == play.log[-3:]
+    assert not resynced.ended and not resynced.reopened
+    # the core is now what the log folds to, its history and streams too
+    assert core.current == engine.fold(toygame, kept_log)
+    assert core.stream_id == f"{len(kept_log)}-0"
+    assert list(core.states) == plain_fold(kept_log)[0]
+    assert core.deadline() == engine.deadline(core.current)
+    fresh: MatchCore[str] = MatchCore(kept_log[0], "1-0", game=GAME)
+    fresh.receive(items(kept_log[1:], first_sid=2))
+    sent = dict((key, json.loads(frame)) for key, frame in resynced.sends)
+    assert set(sent) == {"a", "b", "s"}
+    for key, viewer in (("a", SEAT0), ("b", SEAT1), ("s", SPECTATOR)):
+        frame = sent[key]
+        assert frame["type"] == "resync"
+        assert frame["seq"] == fresh.streams.length(viewer) == core.streams.length(viewer)
+        assert frame["view"] == match_view(HiddenViews, fresh.current, viewer)
+        # the updates received from entries the log still holds stand
+        stood = [f for f in before[key] if f["seq"] <= frame["kept"]]
+        assert frame["kept"] == len(stood) and stood == before[key][: frame["kept"]]
+    # each seat saw its own lost additions, withdrawn; the spectator saw none of them
+    # (its stream stands) but its view changed (turn and deadline)
+    assert sent["a"]["kept"] < len(before["a"]) and sent["b"]["kept"] < len(before["b"])
+    assert sent["s"]["kept"] == len(before["s"]) == sent["s"]["seq"]
+    assert sent["s"]["view"] != before["s"][-1]["view"]
+    # play goes on from the log's head, each stream numbered on from its resync
+    turn = core.current.game_state.turn
+    play.log = list(kept_log)
+    play.sent.clear()
+    assert play.add(turn, 1) is not None
+    assert play.log[-1].seq == len(kept_log) + 1
+    assert core.current == engine.fold(toygame, play.log)
+    after = {key: frames(f) for key, f in play.sent.items()}
+    assert after[{0: "a", 1: "b"}[turn]][0]["seq"] == sent[{0: "a", 1: "b"}[turn]]["seq"] + 1
+    # a catch-up after the resync is the log's stream
+    whole = frames(core.subscribe("late", SEAT1, 0, {"type": "welcome"}))
+    assert whole[0]["seq"] == len(whole) - 1 == core.streams.length(SEAT1)
+
+
+def test_a_log_that_lost_entries_and_took_others_is_folded_as_it_stands() -> None:
+    """Another writer appended after the loss: the log's own entries replace the lost
+    ones; a viewer whose stream and view did not change is told nothing."""
+    play = watched()
+    core = play.core
+    other = Play()
+    other.log = play.log[:-2]
+    other.core = MatchCore(other.log[0], "1-0", game=GAME)
+    other.core.receive(items(other.log[1:], first_sid=2))
+    other.now = play.now + 5
+    turn = other.core.current.game_state.turn
+    other.add(turn, 2)
+    assert other.log[-1] != play.log[-2]
+    store_log = [*items(other.log[:-1]), (f"{len(other.log) + 50}-0", other.log[-1])]
+    resynced = core.resync(store_log)
+    assert resynced is not None and resynced.lost == play.log[-2:]
+    assert core.current == other.core.current
+    assert core.stream_id == store_log[-1][0]
+    sent = {key: json.loads(frame) for key, frame in resynced.sends}
+    assert sent["s"]["view"] == match_view(HiddenViews, core.current, SPECTATOR)
+    # a match followed by nobody: nothing to send, the fold all the same
+    quiet: MatchCore[str] = MatchCore(play.log[0], "1-0", game=GAME)
+    quiet.receive(items(play.log[1:], first_sid=2))
+    done = quiet.resync(store_log)
+    assert done is not None and done.sends == [] and quiet.current == core.current
+
+
+def test_a_viewer_the_lost_entries_showed_nothing_is_not_resynced() -> None:
+    play = watched()
+    core = play.core
+    turn = core.current.game_state.turn
+    play.add(1 - turn, 1)  # not its turn: recorded, shows nobody anything
+    resynced = core.resync(items(play.log[:-1]))
+    assert resynced is not None and [e.kind for e in resynced.lost] == ["command"]
+    assert resynced.sends == []
+
+
+def test_a_match_over_here_but_not_in_the_log_is_reopened() -> None:
+    play = Play()
+    play.core.subscribe("b", SEAT1, None, {"type": "welcome"})
+    play.seated()
+    while not play.core.current.ended:
+        if play.core.current.game_state.turn == 0:
+            play.add(0, 3)
+        else:
+            play.tick()
+    resynced = play.core.resync(items(play.log[:-1]))
+    assert resynced is not None and resynced.reopened and not resynced.ended
+    assert not play.core.current.ended and play.core.deadline() is not None
+    (key, frame), = resynced.sends
+    assert key == "b" and "target" not in json.loads(frame)["view"]["game_state"]
+    # and the other way: folded here, a pass lost; in the log, seat 0's last addition
+    ending = play.log[-1]
+    assert ending.kind == "command"
+    other: MatchCore[str] = MatchCore(play.log[0], "1-0", game=GAME)
+    other.receive(items(play.log[1:-1], first_sid=2))
+    assert other.propose(kind="tick", seat=None, body={"deadline": 0}, now=0) is None
+    due = other.deadline()
+    assert due is not None
+    passed = other.propose(kind="tick", seat=None, body={"deadline": due}, now=due)
+    assert isinstance(passed, Append)
+    other.appended(f"{len(play.log)}-0", passed)
+    assert not other.current.ended
+    flipped = other.resync(items(play.log))
+    assert flipped is not None and flipped.ended and not flipped.reopened
+    assert other.current.ended
+
+
+def test_a_log_that_does_not_fold_changes_nothing() -> None:
+    play = watched()
+    core = play.core
+    was = core.current
+    bad = items(play.log[:-2])
+    bad[-1] = (bad[-1][0], msgspec.structs.replace(bad[-1][1], digest="0" * 64))
+    with pytest.raises(engine.IntegrityError):
+        core.resync(bad)
+    assert core.current == was
+    with pytest.raises(ValueError, match="none of its log"):
+        core.resync([])
