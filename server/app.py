@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -64,19 +65,73 @@ class _Id(msgspec.Struct):
 
 
 _id_decoder = msgspec.json.Decoder(_Id)
+_any_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+
+# The deepest nesting of arrays and objects read from a client. msgspec recurses once per
+# level and stops only at Python's recursion limit, which counts the frames of the caller
+# too: a frame of 976 levels passed at the top of a script and failed inside the
+# websocket handler with a RecursionError. No message needs more than a few levels.
+MAX_DEPTH = 64
+# A string (its closing quote optional: an unterminated one runs to the end, and no
+# backtracking makes the scan quadratic), or a bracket.
+_NESTING_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_NESTING_BYTES = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def too_deep(data: str | bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text `data` nests arrays and objects deeper than `limit` (brackets
+    inside strings do not count). Cheap for the usual frame: one with fewer opening
+    brackets than `limit` is not scanned."""
+    if isinstance(data, str):
+        if data.count("[") + data.count("{") <= limit:
+            return False
+        tokens: list[str] | list[bytes] = _NESTING_TEXT.findall(data)
+        opening: tuple[str, str] | tuple[bytes, bytes] = ("[", "{")
+    else:
+        if data.count(b"[") + data.count(b"{") <= limit:
+            return False
+        tokens, opening = _NESTING_BYTES.findall(data), (b"[", b"{")
+    depth = 0
+    for token in tokens:
+        if token in opening:
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in ("]", "}", b"]", b"}"):
+            depth -= 1
+    return False
+
+
+def decode_json(decoder: msgspec.json.Decoder[Any], data: str | bytes) -> Any:
+    """`decoder.decode(data)` for data a client sent: whatever cannot be read as JSON
+    (nested too deep, invalid UTF-8, malformed) raises msgspec.DecodeError, a value of
+    the wrong shape msgspec.ValidationError (a subclass of it)."""
+    if too_deep(data):
+        raise msgspec.DecodeError(f"JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return decoder.decode(data)
+    except RecursionError:
+        raise msgspec.DecodeError("JSON nested too deep") from None
+    except UnicodeDecodeError as exc:
+        raise msgspec.DecodeError(f"not UTF-8: {exc.reason} at byte {exc.start}") from None
 
 
 def command_id(data: str | bytes) -> str | None:
     """The `id` of a frame that may be a command, without validating the rest."""
     try:
-        cid = _id_decoder.decode(data).id
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        cid = decode_json(_id_decoder, data).id
+    except msgspec.DecodeError:
         return None
     return cid if isinstance(cid, str) else None
 
 
 def error_frame(code: str, message: str, cid: str | None = None) -> bytes:
     return _encode({"type": "error", "code": code, "message": message, "id": cid})
+
+
+def client_error(code: str, **context: Any) -> None:
+    """Malformed input is the client's error: one info line with its code, no traceback."""
+    log.info("client_error", code=code, **context)
 
 
 def http_error(status: int, code: str, message: str) -> JSONResponse:
@@ -94,12 +149,15 @@ def _hub(request: Request) -> Hub:
 async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
     raw = await request.body()
     if len(raw) > 64 * 1024:
+        client_error("too_large", path=request.url.path, size=len(raw))
         return http_error(413, "too_large", "the request body is over 64 KiB")
     try:
-        body = msgspec.json.decode(raw) if raw else {}
+        body = decode_json(_any_decoder, raw) if raw else {}
     except msgspec.DecodeError as exc:
+        client_error("bad_json", path=request.url.path, error=str(exc))
         return http_error(400, "bad_json", f"the body is not JSON: {exc}")
     if not isinstance(body, dict):
+        client_error("bad_request", path=request.url.path)
         return http_error(400, "bad_request", "the body must be a JSON object")
     return body
 
@@ -117,6 +175,25 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
     return http_error(
         503, "store_unavailable", "the match store did not answer: try again in a moment"
     )
+
+
+# The codes of the HTTP errors Starlette raises itself (a path or method it does not serve).
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def http_exception(request: Request, exc: Exception) -> Response:
+    """Every HTTP error is JSON `{"error": {"code", "message"}}`, 404 and 405 included."""
+    assert isinstance(exc, HTTPException)
+    code = HTTP_CODES.get(exc.status_code, "http_error")
+    client_error(code, path=request.url.path, method=request.method)
+    response = http_error(exc.status_code, code, f"{request.method} {request.url.path}: {exc.detail}")
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    """A fault of the server's own (logged with its traceback by Starlette): JSON too."""
+    return http_error(500, "internal_error", "the server failed on this request")
 
 
 async def health(request: Request) -> JSONResponse:
@@ -359,6 +436,7 @@ class Connection:
             if self.queue.overflowed.is_set():
                 return
             if len(data) > self.settings.frame_limit:
+                client_error("frame_too_large", size=len(data))
                 self.reply(error_frame(
                     "frame_too_large",
                     f"a frame is at most {self.settings.frame_limit} bytes; this one was dropped",
@@ -370,11 +448,13 @@ class Connection:
                 ))
                 continue
             try:
-                msg = _client_decoder.decode(data)
+                msg = decode_json(_client_decoder, data)
             except msgspec.ValidationError as exc:
+                client_error("bad_message", error=str(exc))
                 self.reply(error_frame("bad_message", f"not a message this server knows: {exc}"))
                 continue
             except msgspec.DecodeError as exc:
+                client_error("bad_json", error=str(exc))
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
             if isinstance(msg, Ping):
@@ -544,4 +624,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         WebSocketRoute("/ws", websocket_endpoint),
     ]
     handlers: dict[Any, Any] = {kind: store_unavailable for kind in UNAVAILABLE}
+    handlers[HTTPException] = http_exception
+    handlers[500] = internal_error
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)

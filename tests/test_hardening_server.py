@@ -1,0 +1,146 @@
+"""Hostile and malformed input at the server's edge: every bad frame or body gets a clear
+error, the connection goes on, and the log gets one info line, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator, MutableMapping
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from server.config import Settings
+from server.main import EmbeddedServer
+from tests import toygame
+from tests.wsutil import Raw, new_match
+
+toygame.install()
+
+DEEP = '{"type":"ping","x":' + "[" * 976 + "]" * 976 + "}"
+
+
+@pytest.fixture
+async def srv() -> AsyncIterator[EmbeddedServer]:
+    async with EmbeddedServer(Settings(rate=500, burst=1000)) as s:
+        yield s
+
+
+class Logged:
+    """What the server logged: structlog events and stdlib records (uvicorn's included)."""
+
+    def __init__(self, events: list[MutableMapping[str, Any]], records: list[logging.LogRecord]) -> None:
+        self.events = events
+        self.records = records
+
+    def tracebacks(self) -> list[str]:
+        found = [r.getMessage() for r in self.records if r.exc_info or r.levelno >= logging.ERROR]
+        found += [str(e) for e in self.events if "exc_info" in e or "exception" in e
+                  or e.get("log_level") in ("error", "critical")]
+        return found
+
+    def codes(self) -> list[str]:
+        return [e["code"] for e in self.events if e.get("event") == "client_error"]
+
+
+@pytest.fixture
+def logged(caplog: pytest.LogCaptureFixture) -> Iterator[Logged]:
+    caplog.set_level(logging.INFO)
+    with structlog.testing.capture_logs() as events:
+        yield Logged(events, caplog.records)
+
+
+async def test_deep_nesting_in_a_frame_is_bad_json_and_the_connection_goes_on(
+    srv: EmbeddedServer, logged: Logged
+) -> None:
+    """Failed before: a RecursionError in the handler closed the connection (1000) with
+    no error frame and a traceback in the log."""
+    c = await Raw.open(srv.ws_url)
+    for frame in (DEEP, DEEP.encode(), '{"type":"command","id":"d","command":' + "[" * 5000 + "]" * 5000 + "}"):
+        await c.send(frame)
+        err = await c.recv()
+        assert err["type"] == "error" and err["code"] == "bad_json", err
+    await c.send({"type": "ping"})
+    assert (await c.recv())["type"] == "pong"
+    await c.close()
+    assert logged.tracebacks() == []
+    assert logged.codes() == ["bad_json"] * 3
+
+
+async def test_a_rate_limited_deep_frame_is_answered() -> None:
+    """The id of a dropped frame is read by a decoder of its own (`command_id`)."""
+    async with EmbeddedServer(Settings(rate=0.01, burst=1)) as s:
+        c = await Raw.open(s.ws_url)
+        await c.send({"type": "ping"})
+        assert (await c.recv())["type"] == "pong"
+        await c.send('{"type":"command","id":"q","command":' + "[" * 3000 + "]" * 3000 + "}")
+        err = await c.recv()
+        assert err["code"] == "rate_limited" and err["id"] is None
+        await c.close()
+
+
+async def test_deep_nesting_and_invalid_utf8_in_http_bodies_are_bad_json(
+    srv: EmbeddedServer, logged: Logged
+) -> None:
+    """Failed before: both answered 500."""
+    m, _ = await new_match(srv.url, "toy", names=())
+    deep = '{"game":"toy","options":' + "[" * 976 + "]" * 976 + "}"
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        for path in ("/matches", f"/matches/{m}/seats"):
+            for body in (deep.encode(), b'{"game":"toy","name":"\xff\xfe"}', b"\xc3(", b"[" * 60000):
+                r = await http.post(path, content=body)
+                assert r.status_code == 400, (path, body[:20], r.status_code)
+                assert r.json()["error"]["code"] == "bad_json", r.json()
+        r = await http.post(f"/matches/{m}/seats", json={"name": "Ann"})
+        assert r.status_code == 201, "nothing else changed"
+    assert logged.tracebacks() == []
+    assert logged.codes() == ["bad_json"] * 8
+
+
+async def test_binary_frames_are_read_as_json_and_invalid_utf8_in_one_is_bad_json(
+    srv: EmbeddedServer, logged: Logged
+) -> None:
+    """Failed before: a binary frame that is not UTF-8 raised UnicodeDecodeError in the
+    handler (a traceback, the connection gone)."""
+    c = await Raw.open(srv.ws_url)
+    await c.send(b'{"type":"ping"}')
+    assert (await c.recv())["type"] == "pong"
+    await c.send(b'{"type":"hello","match":"\xff"}')
+    assert (await c.recv())["code"] == "bad_json"
+    await c.send(b"\x00\x01\x02")
+    assert (await c.recv())["code"] == "bad_json"
+    await c.send({"type": "ping"})
+    assert (await c.recv())["type"] == "pong"
+    await c.close()
+    assert logged.tracebacks() == []
+
+
+async def test_client_errors_are_one_info_line_each(srv: EmbeddedServer, logged: Logged) -> None:
+    """Malformed frames, bodies, paths and methods: an answer to the client, an info
+    line with the code in the log, no traceback."""
+    c = await Raw.open(srv.ws_url)
+    for frame, code in (
+        ("{nope", "bad_json"),
+        ('{"type":"dance"}', "bad_message"),
+        ('{"type":"hello","match":7}', "bad_message"),
+        ("x" * (17 * 1024), "frame_too_large"),
+    ):
+        await c.send(frame)
+        assert (await c.recv())["code"] == code
+    await c.close()
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        assert (await http.post("/matches", content=b"{nope")).status_code == 400
+        assert (await http.post("/matches", json=[1])).status_code == 400
+        assert (await http.post("/matches", content=b"x" * (65 * 1024))).status_code == 413
+        assert (await http.get("/nowhere")).status_code == 404
+        assert (await http.delete("/matches")).status_code == 405
+    await asyncio.sleep(0.05)
+    assert logged.tracebacks() == []
+    info = [e for e in logged.events if e.get("event") == "client_error"]
+    assert all(e["log_level"] == "info" for e in info)
+    assert [e["code"] for e in info] == [
+        "bad_json", "bad_message", "bad_message", "frame_too_large",
+        "bad_json", "bad_request", "too_large", "not_found", "method_not_allowed",
+    ]
