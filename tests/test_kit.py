@@ -38,7 +38,7 @@ def _words(value: Any, variant: str) -> tuple[str, ...]:
     return tuple(sorted(value))
 
 
-def _ordered(values: Any) -> None:
+def _ordered(variant: str, values: Any) -> None:
     if values["hi"] < values["lo"]:
         raise OptionsError("option 'hi' is below 'lo'")
 

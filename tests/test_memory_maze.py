@@ -30,6 +30,7 @@ from domain.games.memory_maze import (
 from domain.games.memory_maze.maze import (
     Maze,
     MazeError,
+    colored_form,
     corners,
     generate,
     interior_edges,
@@ -249,12 +250,73 @@ def test_host_maze_may_seal_a_region_but_not_a_corner() -> None:
 def test_crazy_host_maze_colored_walls() -> None:
     colored = maze("crazy", colored_a=[("b1", "b2")])
     assert parse(render(colored), 10, "falling", colored=True) == colored
+    assert colored_form(colored) == "swap"
     lines = render(colored)
     assert any("a" in line for line in lines) and any("b" in line for line in lines)
-    # Two 'a' walls (no 'b' at the mirror image) are not symmetric.
-    broken = [line.replace("b", "a") for line in lines]
+    # Two 'a' walls, one the mirror image of the other: the historical tournament form, in
+    # which a colored wall keeps its owner under the mirror. Not the swapped form.
+    kept = [line.replace("b", "a") for line in lines]
     with pytest.raises(MazeError, match="colored wall of B"):
-        parse(broken, 10, "falling", colored=True)
+        parse(kept, 10, "falling", colored=True, colors="swap")
+    as_kept = parse(kept, 10, "falling", colored=True)
+    assert colored_form(as_kept) == "keep" and as_kept.colored_b == frozenset()
+    assert len(as_kept.colored_a) == 2
+    with pytest.raises(MazeError, match="colored wall of A"):
+        parse(lines, 10, "falling", colored=True, colors="keep")
+
+
+def _kept_maze() -> Maze:
+    """A crazy maze in the kept form: a pair of A's walls and a pair of B's."""
+    n, axis = mm.SIZE["crazy"], mm.AXIS["crazy"]
+    a = edge("b1", "b2", n)
+    b = edge("e5", "e6", n)
+    return Maze(
+        size=n, axis=axis, walls=frozenset(),
+        colored_a=frozenset({a, mirror_edge(a, n, axis)}),
+        colored_b=frozenset({b, mirror_edge(b, n, axis)}),
+    )
+
+
+def test_a_host_maze_in_either_form_is_accepted_and_its_form_is_public() -> None:
+    kept, swapped = drawing(_kept_maze()), drawing(maze("crazy", colored_a=[("b1", "b2")]))
+    assert mm.configure("crazy", {"maze": kept}).colored_symmetry == "keep"
+    assert mm.configure("crazy", {"maze": swapped}).colored_symmetry == "swap"
+    assert mm.configure("crazy", {}).colored_symmetry == "swap"
+    assert mm.configure("black-garnet", {}).colored_symmetry is None
+    with pytest.raises(OptionsError, match=r"option 'maze' is not drawn in the form option 'colored_symmetry' asks for \('swap'\): .*mirrors onto one of the other"):
+        mm.configure("crazy", {"maze": kept, "colored_symmetry": "swap"})
+    with pytest.raises(OptionsError, match="colored_symmetry"):
+        mm.configure("crazy", {"colored_symmetry": "mirror"})
+    with pytest.raises(OptionsError, match="colored_symmetry"):
+        mm.configure("minos", {"colored_symmetry": "keep"})
+    m = MmMatch("crazy", maze=_kept_maze())
+    body = m.entries[0].body
+    assert body["options"]["colored_symmetry"] == "keep" and body["options"]["maze"] is None
+    assert body["setup"]["source"] == "host"
+    assert match_view(views, m.ms, Viewer(seat=0))["options"]["colored_symmetry"] == "keep"
+    assert engine.fold(mm, m.entries).options == m.ms.options
+    assert engine.verify(rules_by_name(), m.entries).ok
+
+
+def test_a_generated_maze_may_keep_colored_walls_under_the_mirror() -> None:
+    for seed in range(5):
+        kept = generate(10, "falling", Rng(bytes([seed])), colored_pairs=3, colors="keep")
+        assert colored_form(kept) == "keep" and kept.colored_a and kept.colored_b
+        assert parse(render(kept), 10, "falling", colored=True, colors="keep") == kept
+    m = MmMatch("crazy", colored_symmetry="keep")
+    assert m.entries[0].body["options"]["colored_symmetry"] == "keep"
+    assert colored_form(m.gs.maze) == "keep"
+    assert engine.verify(rules_by_name(), m.entries).ok
+
+
+def test_a_symmetry_error_names_the_line_and_column_of_both_walls() -> None:
+    n = 8
+    m = maze("black-garnet", walls=[("c4", "d4")], mirrored=False)
+    with pytest.raises(MazeError) as info:
+        parse(render(m), n, "rising", colored=False)
+    text = str(info.value)
+    assert "between d3 and d4 (line 11, column 8) there is no wall" in text, text
+    assert "between c4 and d4 (line 10, column 7, its mirror image) there is a wall" in text, text
 
 
 # --- moves -----------------------------------------------------------------------------

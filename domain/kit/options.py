@@ -183,7 +183,9 @@ def Custom(
     )
 
 
-Check = Callable[[Mapping[str, Any]], None]
+Check = Callable[[str, Mapping[str, Any]], Mapping[str, Any] | None]
+"""A check across options: (variant, the checked values) -> OptionsError, or None, or
+values to set (an option whose value follows from others, say a maze's form)."""
 
 
 class OptionTable(Generic[S]):
@@ -254,5 +256,5 @@ class OptionTable(Generic[S]):
                 raise OptionsError(f"option {option.name!r} applies to {where} only")
             values[option.name] = checked
         for check in self.checks:
-            check(values)
+            values.update(check(variant, values) or {})
         return self.struct(variant=variant, **values)

@@ -223,15 +223,17 @@ def _find(parent: list[int], i: int) -> int:
     return i
 
 
-def generate(n: int, axis: str, rng: Rng, colored_pairs: int = 0) -> Maze:
+def generate(n: int, axis: str, rng: Rng, colored_pairs: int = 0, colors: str = "swap") -> Maze:
     """A symmetric maze in which every cell is reachable (for each player, counting its
     own colored walls as open), drawn from `rng`.
 
     Randomized Kruskal over mirror pairs of edges: a pair is opened when one of its edges
     joins two regions, so the open passages connect every cell and the walls stay
     symmetric. (Opening the mirror edge too leaves some loops: an 8x8 maze has 42 walls
-    of 112 borders, a 10x10 one 72 of 180.) Colored walls are mirror pairs (one edge for
-    each player) placed where they leave every cell reachable for both players."""
+    of 112 borders, a 10x10 one 72 of 180.) Colored walls are mirror pairs placed where
+    they leave every cell reachable for both players: with `colors` "swap" one edge of a
+    pair for each player (A's wall mirrors onto B's), with "keep" both edges of a pair for
+    one player, the pairs going to A and B in turn (A's wall mirrors onto A's)."""
     orbits = rng.shuffle(_orbits(n, axis))
     parent = list(range(n * n))
     opened: set[int] = set()
@@ -256,21 +258,26 @@ def generate(n: int, axis: str, rng: Rng, colored_pairs: int = 0) -> Maze:
     for e, m in rng.shuffle(_orbits(n, axis)):
         if placed >= colored_pairs:
             break
-        mine, theirs = (e, m) if rng.below(2) == 0 else (m, e)
+        mine: set[int]
+        theirs: set[int]
+        if colors == "keep":
+            mine, theirs = ({e, m}, set()) if placed % 2 == 0 else (set(), {e, m})
+        else:
+            mine, theirs = ({e}, {m}) if rng.below(2) == 0 else ({m}, {e})
         trial = Maze(
             size=n,
             axis=axis,
-            walls=frozenset(maze.walls - {mine, theirs}),
-            colored_a=frozenset(colored_a | {mine}),
-            colored_b=frozenset(colored_b | {theirs}),
+            walls=frozenset(maze.walls - {e, m}),
+            colored_a=frozenset(colored_a | mine),
+            colored_b=frozenset(colored_b | theirs),
         )
         if all(
             len(reachable(n, trial.blocked_for(letter), start_of(letter, n))) == n * n
             for letter in "AB"
         ):
             maze = trial
-            colored_a.add(mine)
-            colored_b.add(theirs)
+            colored_a |= mine
+            colored_b |= theirs
             placed += 1
     return maze
 
@@ -323,9 +330,13 @@ def render(maze: Maze, cell_marks: dict[Cell, str] | None = None) -> list[str]:
     return ["".join(row).rstrip() for row in grid]
 
 
-def parse(text: str | Sequence[str], n: int, axis: str, colored: bool) -> Maze:
-    """A maze from its drawing, validated: size, outer border, symmetry across `axis`,
-    and every corner reachable by both players. MazeError names what is wrong."""
+def parse(
+    text: str | Sequence[str], n: int, axis: str, colored: bool, colors: str | None = None
+) -> Maze:
+    """A maze from its drawing, validated: size, outer border, symmetry across `axis`
+    (colored walls in the form `colors`, "swap" or "keep"; None: the form the drawing
+    shows, see `colored_form`), and every corner reachable by both players. MazeError
+    names what is wrong."""
     lines = text.splitlines() if isinstance(text, str) else list(text)
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -398,7 +409,7 @@ def parse(text: str | Sequence[str], n: int, axis: str, colored: bool) -> Maze:
         colored_a=frozenset(colored_a),
         colored_b=frozenset(colored_b),
     )
-    check_symmetry(maze)
+    check_symmetry(maze, colors or colored_form(maze))
     check_corners(maze)
     return maze
 
@@ -410,24 +421,58 @@ def _kind(maze: Maze, edge: int) -> str:
     return "a wall" if edge in maze.walls else "no wall"
 
 
-def check_symmetry(maze: Maze) -> None:
+# How the mirror maps colored walls: "swap" (A's onto B's: each player faces the mirror
+# image of the other's maze; generated mazes by default) or "keep" (A's onto A's: the
+# historical tournament mazes).
+COLOR_FORMS: dict[str, dict[str | None, str | None]] = {
+    "swap": {"A": "B", "B": "A", None: None},
+    "keep": {"A": "A", "B": "B", None: None},
+}
+COLOR_FORM_TEXT: dict[str, str] = {
+    "swap": "a colored wall mirrors onto one of the other player's",
+    "keep": "a colored wall mirrors onto one of the same player's",
+}
+
+
+def colored_form(maze: Maze) -> str:
+    """The form the drawing's colored walls are in: that of the first colored wall whose
+    mirror image is colored too ("swap" where there is none: then the symmetry check
+    names the wall that breaks it)."""
+    for edge in interior_edges(maze.size):
+        owner = maze.owner(edge)
+        if owner is None:
+            continue
+        mirrored = maze.owner(mirror_edge(edge, maze.size, maze.axis))
+        if mirrored is not None:
+            return "keep" if mirrored == owner else "swap"
+    return "swap"
+
+
+def check_symmetry(maze: Maze, colors: str = "swap") -> None:
     n, axis = maze.size, maze.axis
     for edge in interior_edges(n):
         m = mirror_edge(edge, n, axis)
         if edge > m:
             continue
-        owner = maze.owner(edge)
-        expected = {"A": "B", "B": "A", None: None}[owner]
+        expected = COLOR_FORMS[colors][maze.owner(edge)]
         same = maze.owner(m) == expected and (edge in maze.walls) == (m in maze.walls)
         if not same:
             a, b = edge_cells(edge, n)
             c, d = edge_cells(m, n)
             want = f"a colored wall of {expected}" if expected else _kind(maze, edge)
+            form = f" ({COLOR_FORM_TEXT[colors]})" if maze.colored_a or maze.colored_b else ""
             raise MazeError(
-                f"the maze is not symmetric across {AXIS_TEXT[axis]}: between {cell_name(a)} "
-                f"and {cell_name(b)} there is {_kind(maze, edge)}, but between {cell_name(c)} and "
-                f"{cell_name(d)} (its mirror image) there is {_kind(maze, m)} instead of {want}"
+                f"the maze is not symmetric across {AXIS_TEXT[axis]}{form}: between "
+                f"{cell_name(a)} and {cell_name(b)} ({_where_edge(edge, n)}) there is "
+                f"{_kind(maze, edge)}, but between {cell_name(c)} and {cell_name(d)} "
+                f"({_where_edge(m, n)}, its mirror image) there is {_kind(maze, m)} instead "
+                f"of {want}"
             )
+
+
+def _where_edge(edge: int, n: int) -> str:
+    line, col = _wall_pos(edge, n)
+    return f"line {line + 1}, column {col + 1}"
 
 
 def check_corners(maze: Maze) -> None:
