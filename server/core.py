@@ -268,6 +268,12 @@ class MatchCore(Generic[K]):
             return None
         return Submitted(seq, self.at(seq)[1], True)
 
+    def entry(self, seq: int) -> Entry:
+        """The folded entry `seq` (a duplicate's, to compare its body with a resent one)."""
+        if not 1 <= seq <= self._current.seq:
+            raise IndexError(seq)
+        return _entry_decoder.decode(self._entries[seq - 1])
+
     def _folded(
         self,
         sid: str,

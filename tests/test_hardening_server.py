@@ -144,3 +144,27 @@ async def test_client_errors_are_one_info_line_each(srv: EmbeddedServer, logged:
         "bad_json", "bad_message", "bad_message", "frame_too_large",
         "bad_json", "bad_request", "too_large", "not_found", "method_not_allowed",
     ]
+
+
+async def test_a_command_id_reused_for_another_command_is_refused(srv: EmbeddedServer) -> None:
+    """Failed before: the second command was acked as a duplicate of the first."""
+    m, (t0, t1) = await new_match(srv.url, "toy", {"turn_ms": 60000})
+    a, b = await Raw.open(srv.ws_url), await Raw.open(srv.ws_url)
+    await a.hello(m, t0)
+    await b.hello(m, t1)
+    first = await a.command("c1", {"type": "add", "n": 1})
+    assert first["type"] == "ack" and not first["duplicate"]
+    reused = await a.command("c1", {"type": "add", "n": 2})
+    assert reused["type"] == "error" and reused["code"] == "id_reused" and reused["id"] == "c1"
+    assert "c1" in reused["message"]
+    again = await a.command("c1", {"type": "add", "n": 1})
+    assert again == {**first, "duplicate": True}, "the same command is still a duplicate"
+    rej = await a.command("c2", {"type": "add", "n": 1})
+    assert rej["type"] == "rejected" and rej["code"] == "not_your_turn"
+    assert (await a.command("c2", {"type": "add", "n": 3}))["code"] == "id_reused"
+    assert (await b.command("c1", {"type": "add", "n": 3}))["type"] == "ack", "ids are per seat"
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        state = (await http.get(f"/matches/{m}")).json()
+    assert state["game_state"]["totals"] == [1, 3], "the first outcome stands"
+    for c in (a, b):
+        await c.close()
