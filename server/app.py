@@ -7,7 +7,7 @@ import contextlib
 import re
 import time
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
@@ -26,6 +26,18 @@ from server import logs
 from server.config import Settings
 from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
 from server.ids import new_seat_token
+from server.messages import (
+    Ack,
+    Command,
+    Error,
+    Hello,
+    Ping,
+    Pong,
+    Rejected,
+    encode,
+    protocol_schema,
+)
+from server.messages import client_decoder as _client_decoder
 from server.storage import Store
 from server.store import UNAVAILABLE, EventStore
 
@@ -41,23 +53,8 @@ CLOSE_TOO_SLOW = 4008
 # --- messages from clients ---------------------------------------------------------------
 
 
-class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
-    match: str
-    token: str | None = None
-    since: int | Literal["now"] = 0  # "now": no catch-up, the welcome's view and live updates
-    full: bool = False
-
-
-class Command(msgspec.Struct, tag="command", forbid_unknown_fields=True):
-    id: str
-    command: dict[str, Any]
-
-
-class Ping(msgspec.Struct, tag="ping"):
-    pass
-
-
-_client_decoder = msgspec.json.Decoder(Hello | Command | Ping)
+# Hello, Command and Ping, and the frames the server sends, are in server/messages.py.
+PONG = encode(Pong())
 
 
 class _Id(msgspec.Struct):
@@ -126,7 +123,7 @@ def command_id(data: str | bytes) -> str | None:
 
 
 def error_frame(code: str, message: str, cid: str | None = None) -> bytes:
-    return _encode({"type": "error", "code": code, "message": message, "id": cid})
+    return encode(Error(code=code, message=message, id=cid))
 
 
 def client_error(code: str, **context: Any) -> None:
@@ -226,6 +223,13 @@ async def list_games(request: Request) -> JSONResponse:
             }
         )
     return JSONResponse({"games": games})
+
+
+async def schema(request: Request) -> JSONResponse:
+    """The JSON Schema of every websocket message, both ways, with each hosted game's
+    commands (server/messages.py)."""
+    commands = {name: h.rules.command_type for name, h in GAMES.items()}
+    return JSONResponse(protocol_schema(commands))
 
 
 async def create_match(request: Request) -> JSONResponse:
@@ -458,7 +462,7 @@ class Connection:
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
             if isinstance(msg, Ping):
-                self.reply(b'{"type":"pong"}')
+                self.reply(PONG)
             elif isinstance(msg, Hello):
                 await self.hello(msg)
             else:
@@ -524,10 +528,10 @@ class Connection:
         except msgspec.ValidationError as exc:
             self.reply(_rejected(cid, "bad_command", str(exc)))
             return
-        body = to_builtins(command)
         try:
             done = await runner.submit(
-                kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid, body=body,
+                kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid,
+                body=to_builtins(command),
             )
         except Busy as exc:
             self.reply(error_frame("busy", str(exc), cid))
@@ -537,24 +541,15 @@ class Connection:
             self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_COMMAND, cid))
             return
         assert done is not None
-        if done.duplicate and not same_body(runner.core.entry(done.seq).body, body):
-            client_error("id_reused", match=runner.match_id, seat=self.seat, cid=cid)
-            self.reply(error_frame(
-                "id_reused",
-                f"command id {cid!r} was used for a different command, whose outcome stands: "
-                "give each command an id of its own",
-                cid,
-            ))
-            return
         rej = done.outcome.rejection
         if rej is not None:
-            self.reply(_rejected(cid, rej.code, rej.reason))
+            self.reply(_rejected(cid, rej.code, rej.reason, duplicate=done.duplicate))
         else:
             assert self.sub is not None
-            self.reply(_encode({
-                "type": "ack", "id": cid, "seq": runner.streams.number_of(self.sub.viewer, done.seq),
-                "warnings": list(done.outcome.warnings), "duplicate": done.duplicate,
-            }))
+            self.reply(encode(Ack(
+                id=cid, seq=runner.streams.number_of(self.sub.viewer, done.seq),
+                warnings=list(done.outcome.warnings), duplicate=done.duplicate,
+            )))
         # Debug level: a JSON log line per command cost more than a tenth of the server's
         # time per command (DAEDALUS_LOG_LEVEL=debug shows them).
         log.debug(
@@ -563,13 +558,8 @@ class Connection:
         )
 
 
-def same_body(a: Any, b: Any) -> bool:
-    """Whether two command bodies are the same JSON (whatever the order of their keys)."""
-    return bool(msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted"))
-
-
-def _rejected(cid: str, code: str, reason: str) -> bytes:
-    return _encode({"type": "rejected", "id": cid, "code": code, "reason": reason})
+def _rejected(cid: str, code: str, reason: str, *, duplicate: bool = False) -> bytes:
+    return encode(Rejected(id=cid, code=code, reason=reason, duplicate=duplicate))
 
 
 async def websocket_endpoint(ws: WebSocket) -> None:
@@ -631,6 +621,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     routes = [
         Route("/health", health),
         Route("/games", list_games),
+        Route("/schema", schema),
         Route("/matches", create_match, methods=["POST"]),
         Route("/matches/{match_id}", match_status),
         Route("/matches/{match_id}/seats", claim_seat, methods=["POST"]),

@@ -178,7 +178,7 @@ def _items(value: Any, variant: str) -> tuple[tuple[str, ...], ...]:
     return tuple(items)
 
 
-def _rounds_fit(variant: str, values: Mapping[str, Any]) -> None:
+def _rounds_fit(values: Mapping[str, Any]) -> None:
     if values["max_rounds"] < values["rounds"]:
         raise OptionsError(
             f"option 'max_rounds' ({values['max_rounds']}) is below 'rounds' ({values['rounds']})"
@@ -264,7 +264,7 @@ seeded_setup = always_seeded
 # --- commands --------------------------------------------------------------------------
 
 
-class Submit(msgspec.Struct, frozen=True, tag="submit"):
+class Submit(msgspec.Struct, frozen=True, tag="submit", forbid_unknown_fields=True):
     """A round's move; it replaces any earlier one of the same round."""
 
     round: int
@@ -273,7 +273,7 @@ class Submit(msgspec.Struct, frozen=True, tag="submit"):
     items: tuple[str, ...] = ()
 
 
-class UseItem(msgspec.Struct, frozen=True, tag="use_item"):
+class UseItem(msgspec.Struct, frozen=True, tag="use_item", forbid_unknown_fields=True):
     """Use an item outside a submission (Claim Priority)."""
 
     item: str

@@ -225,7 +225,7 @@ seeded_setup = always_seeded
 # --- commands --------------------------------------------------------------------------
 
 
-class Submit(msgspec.Struct, frozen=True, tag="submit"):
+class Submit(msgspec.Struct, frozen=True, tag="submit", forbid_unknown_fields=True):
     """This round's fight: one gate or two adjacent ones, and the cards (values) used.
 
     It replaces any earlier submission of the same round."""
@@ -235,13 +235,13 @@ class Submit(msgspec.Struct, frozen=True, tag="submit"):
     cards: tuple[int, ...]
 
 
-class Chat(msgspec.Struct, frozen=True, tag="chat"):
+class Chat(msgspec.Struct, frozen=True, tag="chat", forbid_unknown_fields=True):
     """A message to the sender's level channel of the current round."""
 
     text: str
 
 
-class Vote(msgspec.Struct, frozen=True, tag="vote"):
+class Vote(msgspec.Struct, frozen=True, tag="vote", forbid_unknown_fields=True):
     """A winner's vote for the Elimination Candidate (a loser's seat)."""
 
     candidate: int

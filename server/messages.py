@@ -1,0 +1,205 @@
+"""Every websocket message, both ways, as msgspec Structs (docs/protocol.md describes them).
+
+The server decodes client frames into `ClientMessage` and builds its own frames from the
+`ServerMessage` Structs, and `GET /schema` publishes the JSON Schema msgspec derives from
+these same Structs (`protocol_schema`), so the schema cannot drift from what the server
+reads and writes. Every Struct refuses fields it does not declare.
+
+A game's commands, events and `game_state` are the game's own: a `command`'s `command`,
+an update's `events` and a view's `game_state` are objects here, and the schema gives
+each hosted game's commands a component of their own, derived from the game's
+`rules.command_type` (`$defs/commands.<game>`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+REF_TEMPLATE = "#/$defs/{name}"
+
+
+class _Message(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):
+    """A websocket frame: a JSON object whose `type` names it."""
+
+
+# --- client -> server --------------------------------------------------------------------
+
+
+class Hello(_Message, tag="hello"):
+    """The first frame of a connection: follow `match`, as the seat `token` holds (none:
+    a spectator), from the update after `since` ("now": no catch-up); `full`: the
+    auditor's view of a finished match."""
+
+    match: str
+    token: str | None = None
+    since: int | Literal["now"] = 0
+    full: bool = False
+
+
+class Command(_Message, tag="command"):
+    """A player's game command (`command`: one of the game's commands), under an id the
+    client chose, unique per seat for the whole match."""
+
+    id: str
+    command: dict[str, Any]
+
+
+class Ping(_Message, tag="ping"):
+    """Answered by `pong`."""
+
+
+ClientMessage = Hello | Command | Ping
+
+
+# --- server -> client --------------------------------------------------------------------
+
+
+class SeatName(msgspec.Struct, forbid_unknown_fields=True):
+    seat: int
+    name: str | None  # null while the seat is free
+
+
+class MatchResult(msgspec.Struct, forbid_unknown_fields=True):
+    """How a finished match ended; `winner` null: a draw. (Its keys are in sorted order,
+    as the log's canonical JSON has them.)"""
+
+    reason: str
+    rounds: int
+    scores: list[int]
+    winner: int | None
+
+
+class View(msgspec.Struct, forbid_unknown_fields=True):
+    """A viewer's whole view of a match (`game_state`: the game's own). `seed` and
+    `setup` are there once the match has ended."""
+
+    match: str
+    game: str
+    variant: str
+    rules_version: str
+    commitment: str
+    seats: list[SeatName]
+    you: int | None
+    started: bool
+    ended: bool
+    result: MatchResult | None
+    deadline: int | None
+    options: dict[str, Any]
+    game_state: dict[str, Any]
+    seed: str | UnsetType = UNSET
+    setup: Any | UnsetType = UNSET
+
+
+class Welcome(_Message, tag="welcome"):
+    """The answer to a hello: who the viewer is, how many updates its stream has now
+    (`seq`) and its view now."""
+
+    match: str
+    game: str
+    variant: str
+    role: Literal["player", "spectator", "auditor"]
+    seat: int | None
+    seq: int
+    view: View
+
+
+class Update(_Message, tag="update"):
+    """One log entry as a viewer sees it: number `seq` of its stream, the entry's time,
+    the events it shows and the viewer's whole view."""
+
+    seq: int
+    ts: int
+    events: list[dict[str, Any]]
+    view: View
+
+
+class Resync(_Message, tag="resync"):
+    """The viewer's stream was numbered again from the match's log (the store had lost
+    entries): its first `kept` updates stand, it now has `seq`, and `view` is the view
+    now; live updates go on after `seq`."""
+
+    seq: int
+    kept: int
+    view: View
+
+
+class Ack(_Message, tag="ack"):
+    """A command taken: `seq` is the update it made in the sender's stream (null: none);
+    `duplicate`: the id had been taken before, and this is its first answer again."""
+
+    id: str
+    seq: int | None
+    warnings: list[str]
+    duplicate: bool
+
+
+class Rejected(_Message, tag="rejected"):
+    """A command the rules refused; `duplicate`: the id had been refused before, and this
+    is that refusal again."""
+
+    id: str
+    code: str
+    reason: str
+    duplicate: bool = False
+
+
+class Error(_Message, tag="error"):
+    """A protocol problem; `id`: the command it concerns, if any."""
+
+    code: str
+    message: str
+    id: str | None = None
+
+
+class Pong(_Message, tag="pong"):
+    """The answer to ping."""
+
+
+ServerMessage = Welcome | Update | Resync | Ack | Rejected | Error | Pong
+
+CLIENT_MESSAGES: tuple[type[_Message], ...] = (Hello, Command, Ping)
+SERVER_MESSAGES: tuple[type[_Message], ...] = (
+    Welcome, Update, Resync, Ack, Rejected, Error, Pong
+)
+
+client_decoder = msgspec.json.Decoder(ClientMessage)
+server_decoder = msgspec.json.Decoder(ServerMessage)
+encode = msgspec.json.Encoder().encode
+
+
+def protocol_schema(commands: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of every websocket message, generated by msgspec
+    from the Structs above. `commands`: game name -> its command type (`rules.command_type`);
+    each becomes `$defs/commands.<game>`, the schema of a `command`'s `command` in a match
+    of that game."""
+    commands = commands or {}
+    names = sorted(commands)
+    (client, server, *games), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage, *(commands[n] for n in names)], ref_template=REF_TEMPLATE
+    )
+    defs: dict[str, Any] = dict(components)
+    defs["ClientMessage"] = {"description": "A frame a client sends.", **client}
+    defs["ServerMessage"] = {"description": "A frame the server sends.", **server}
+    for name, schema in zip(names, games, strict=True):
+        defs[f"commands.{name}"] = {
+            "description": f"What `command` holds in a `command` frame of a {name} match.",
+            **schema,
+        }
+    for component in defs.values():
+        if isinstance(component.get("description"), str):  # docstrings, unindented
+            component["description"] = inspect.cleandoc(component["description"])
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": "Daedalus websocket messages",
+        "description": (
+            "Every frame of the websocket protocol (docs/protocol.md), both ways: "
+            "$defs/ClientMessage, $defs/ServerMessage."
+        ),
+        "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+        "$defs": defs,
+    }
