@@ -528,10 +528,10 @@ class Connection:
         except msgspec.ValidationError as exc:
             self.reply(_rejected(cid, "bad_command", str(exc)))
             return
+        body = to_builtins(command)
         try:
             done = await runner.submit(
-                kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid,
-                body=to_builtins(command),
+                kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid, body=body,
             )
         except Busy as exc:
             self.reply(error_frame("busy", str(exc), cid))
@@ -541,6 +541,15 @@ class Connection:
             self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_COMMAND, cid))
             return
         assert done is not None
+        if done.duplicate and not same_body(runner.core.entry(done.seq).body, body):
+            client_error("id_reused", match=runner.match_id, seat=self.seat, cid=cid)
+            self.reply(error_frame(
+                "id_reused",
+                f"command id {cid!r} was used for a different command, whose outcome stands: "
+                "give each command an id of its own",
+                cid,
+            ))
+            return
         rej = done.outcome.rejection
         if rej is not None:
             self.reply(_rejected(cid, rej.code, rej.reason, duplicate=done.duplicate))
@@ -556,6 +565,11 @@ class Connection:
             "command", match=runner.match_id, seat=self.seat, cid=cid, seq=done.seq,
             rejected=rej.code if rej else None, duplicate=done.duplicate,
         )
+
+
+def same_body(a: Any, b: Any) -> bool:
+    """Whether two command bodies are the same JSON (whatever the order of their keys)."""
+    return bool(msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted"))
 
 
 def _rejected(cid: str, code: str, reason: str, *, duplicate: bool = False) -> bytes:

@@ -178,7 +178,7 @@ def _items(value: Any, variant: str) -> tuple[tuple[str, ...], ...]:
     return tuple(items)
 
 
-def _rounds_fit(values: Mapping[str, Any]) -> None:
+def _rounds_fit(variant: str, values: Mapping[str, Any]) -> None:
     if values["max_rounds"] < values["rounds"]:
         raise OptionsError(
             f"option 'max_rounds' ({values['max_rounds']}) is below 'rounds' ({values['rounds']})"

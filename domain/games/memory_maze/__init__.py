@@ -26,10 +26,12 @@ import msgspec
 
 from domain.contract import Accepted, Decision, OptionsError, Rejection, Result, VariantInfo
 from domain.games.memory_maze.maze import (
+    COLOR_FORMS,
     Cell,
     Maze,
     MazeError,
     cell_name,
+    colored_form,
     corners,
     generate,
     parse,
@@ -117,6 +119,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     cooldown_success_seconds: int | None = None
     cooldown_bonk_seconds: int | None = None
     colored_pairs: int | None = None
+    colored_symmetry: str | None = None
     maze: str | None = None
 
 
@@ -132,6 +135,32 @@ def _maze(value: Any, variant: str) -> str:
     except MazeError as exc:
         raise OptionsError(str(exc)) from None
     return drawing
+
+
+def _colored_symmetry(value: Any, variant: str) -> str:
+    if not isinstance(value, str) or value not in COLOR_FORMS:
+        raise OptionsError(f"must be one of {', '.join(map(repr, COLOR_FORMS))}")
+    return str(value)
+
+
+def _maze_form(variant: str, values: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """`colored_symmetry` made definite (crazy): a host's maze must be drawn in the form
+    asked for; without one asked for, its form is the one it is drawn in; a generated
+    maze's is 'swap' unless asked for."""
+    if variant != "crazy":
+        return None
+    asked, drawing = values["colored_symmetry"], values["maze"]
+    if drawing is None:
+        return {"colored_symmetry": asked or "swap"}
+    n, axis = SIZE[variant], AXIS[variant]
+    try:
+        maze = parse(drawing, n, axis, colored=True, colors=asked)
+    except MazeError as exc:  # (it parsed in its own form: `asked` is another)
+        raise OptionsError(
+            f"option 'maze' is not drawn in the form option 'colored_symmetry' asks for "
+            f"({asked!r}): {exc}"
+        ) from None
+    return {"colored_symmetry": asked or colored_form(maze)}
 
 
 @functools.cache
@@ -198,6 +227,15 @@ OPTIONS: OptionTable[Options] = OptionTable(
             variants=("crazy",), defaults={"crazy": 3}, nullable=True,
         ),
         Custom(
+            "colored_symmetry", None,
+            "how the mirror maps colored walls: 'swap' (a wall of A's mirrors onto one of "
+            "B's, so each player faces the mirror image of the other's maze) or 'keep' (onto "
+            "one of A's own, as the historical tournament mazes do); null: 'swap' for a "
+            "generated maze, the form a host's maze is drawn in for that one",
+            type="string", parse=_colored_symmetry, variants=("crazy",), nullable=True,
+            schema={"enum": [*COLOR_FORMS, None]},
+        ),
+        Custom(
             "maze", None,
             "a maze drawn as text instead of one drawn from the seed (see "
             "docs/rules/memory-maze.md); secret: it goes into the committed setup",
@@ -208,6 +246,7 @@ OPTIONS: OptionTable[Options] = OptionTable(
             },
         ),
     ],
+    checks=[_maze_form],
 )
 
 
@@ -257,10 +296,13 @@ def make_setup(options: Options, rng: Rng) -> Any:
     variant = options.variant
     n, axis = SIZE[variant], AXIS[variant]
     if options.maze is not None:
-        maze = parse(options.maze, n, axis, colored=variant == "crazy")
+        maze = parse(options.maze, n, axis, colored=variant == "crazy", colors=options.colored_symmetry)
         source = "host"
     else:
-        maze = generate(n, axis, rng, colored_pairs=options.colored_pairs or 0)
+        maze = generate(
+            n, axis, rng, colored_pairs=options.colored_pairs or 0,
+            colors=options.colored_symmetry or "swap",
+        )
         source = "seed"
     return {"size": n, "symmetry": axis, "source": source, "drawing": render(maze)}
 
