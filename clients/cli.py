@@ -174,13 +174,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server import main as server_main
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL") or None
-    server_main.serve(
+    code = server_main.serve(
         host=args.host,
         port=args.port,
         redis_url=redis_url,
         allowed_origins=list(args.allow_origin) or None,
     )
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 # --- play ------------------------------------------------------------------------------

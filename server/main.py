@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import socket
 import threading
 from types import FrameType, TracebackType
 
@@ -38,17 +39,43 @@ def serve(
     port: int = 8000,
     redis_url: str | None = None,
     allowed_origins: list[str] | None = None,
-) -> None:
-    """Serve until interrupted. With no Redis URL (argument or REDIS_URL), an in-process
-    fakeredis holds the matches: fine for trying things, gone when the process ends."""
+) -> int:
+    """Serve until interrupted; the exit status. With no Redis URL (argument or
+    REDIS_URL), an in-process fakeredis holds the matches: fine for trying things, gone
+    when the process ends.
+
+    The port is bound first: one it cannot have is one error line (`bind_failed`) and
+    status 1. `listening` is logged once the port is bound. A Redis that does not answer
+    at start is said (`redis_unreachable`, and how the server goes on); the server serves
+    anyway."""
     logs.configure(os.environ.get("DAEDALUS_LOG_LEVEL", "info"))
     log = logs.get("daedalus.server")
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
     settings = Settings(redis_url=redis_url)
     if allowed_origins:
         settings = Settings(redis_url=redis_url, allowed_origins=tuple(allowed_origins))
+    try:
+        sock = _bind(host, port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        log.error(
+            "bind_failed", host=host, port=port, error=reason,
+            message=f"cannot listen on {host}:{port}: {reason}; is another server running "
+            "there? Stop it, or choose another port with --port",
+        )
+        return 1
+    port = sock.getsockname()[1]
     if redis_url:
         log.info("store", kind="redis", url=_redact(redis_url))
+        problem = asyncio.run(_redis_problem(redis_url))
+        if problem is not None:
+            log.warning(
+                "redis_unreachable", url=_redact(redis_url), error=problem,
+                message="Redis does not answer: serving anyway. Until it does, requests that "
+                "need it answer 503 store_unavailable (clients may retry), and the unfinished "
+                "matches are looked up again after 0.5 s, then less and less often (at most "
+                "every 10 s; each try logs resume_waiting)",
+            )
     else:
         log.info(
             "store", kind="fakeredis",
@@ -57,7 +84,39 @@ def serve(
     log.info("listening", url=f"http://{host}:{port}", websocket=f"ws://{host}:{port}/ws")
     config = _uvicorn_config(create_app(settings), host, port, settings)
     _tune_gc()
-    _Server(config, stuck_after=3 * settings.shutdown_grace + 5).run()
+    _Server(config, stuck_after=3 * settings.shutdown_grace + 5).run(sockets=[sock])
+    return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (as uvicorn would bind it); OSError if it cannot be had."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+async def _redis_problem(url: str, timeout: float = 2.0) -> str | None:
+    """Why the Redis at `url` does not answer a PING (None if it does)."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    try:
+        await client.ping()
+    except Exception as exc:  # any failure is the answer: the server goes on without it
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        with contextlib.suppress(Exception):
+            await client.aclose()
+    return None
 
 
 class _Server(uvicorn.Server):
