@@ -44,3 +44,15 @@ def hosted(name: str) -> Hosted:
 
 def rules_by_name() -> dict[str, Game]:
     return {name: h.rules for name, h in GAMES.items()}
+
+
+def resolve_game(game: str, variant: str | None) -> tuple[str, str | None]:
+    """(game, variant) for a game named by a client: a hosted game's name, or else the
+    name of a variant that exactly one hosted game has (`gatekeeping` is the game
+    keys-to-success, variant gatekeeping). A different variant keeps `game` as given."""
+    if game in GAMES:
+        return game, variant
+    owners = [name for name, h in GAMES.items() if any(v.name == game for v in h.rules.variants)]
+    if len(owners) == 1 and variant in (None, game):
+        return owners[0], game
+    return game, variant

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import re
 import time
 from collections.abc import AsyncIterator, Coroutine
@@ -13,7 +14,7 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
@@ -21,7 +22,7 @@ from domain import engine
 from domain.canonical import to_builtins
 from domain.contract import OptionsError
 from projections.contract import SPECTATOR, Viewer
-from projections.registry import GAMES, UnknownGame
+from projections.registry import GAMES, UnknownGame, resolve_game
 from server import logs
 from server.config import Settings
 from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
@@ -193,6 +194,33 @@ async def internal_error(request: Request, exc: Exception) -> Response:
     return http_error(500, "internal_error", "the server failed on this request")
 
 
+def home_page() -> str:
+    """The page at `/`: the server, the games it hosts and where its protocol is described."""
+    games = "".join(
+        f"<li>{html.escape(h.rules.title)} (<code>{html.escape(name)}</code>): "
+        + ", ".join(html.escape(v.name) for v in h.rules.variants)
+        + "</li>"
+        for name, h in GAMES.items()
+    )
+    return (
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Daedalus</title></head>"
+        "<body><h1>Daedalus</h1>"
+        "<p>A game server for hidden-information games. Players and spectators connect "
+        "over a websocket at <code>/ws</code>.</p>"
+        f"<h2>Games (and their variants)</h2><ul>{games}</ul>"
+        "<h2>Documentation</h2><ul>"
+        "<li><a href=\"/games\"><code>GET /games</code></a>: the games, their variants and options</li>"
+        "<li><code>docs/protocol.md</code> in the Daedalus repository: every HTTP request and "
+        "websocket message; <code>docs/rules/</code>: each game's rules</li>"
+        "<li><code>daedalus play --server URL</code> plays in a terminal</li></ul>"
+        "</body></html>"
+    )
+
+
+async def home(request: Request) -> HTMLResponse:
+    return HTMLResponse(home_page())
+
+
 async def health(request: Request) -> JSONResponse:
     """Whether Redis answers; `resuming`: unfinished matches this process has still to
     follow again after its start."""
@@ -238,11 +266,14 @@ async def create_match(request: Request) -> JSONResponse:
         return body
     game = body.get("game")
     variant = body.get("variant")
-    options = body.get("options") or {}
+    options = body.get("options")
+    if options is None:
+        options = {}
     if not isinstance(game, str):
         return http_error(400, "bad_request", "`game` (a game name from GET /games) is required")
     if variant is not None and not isinstance(variant, str):
         return http_error(400, "bad_request", "`variant` must be a string")
+    game, variant = resolve_game(game, variant)  # a variant's name stands for its game
     if not isinstance(options, dict):
         return http_error(400, "bad_request", "`options` must be an object")
     try:
@@ -633,6 +664,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 await _bounded("store", the_store.close(), settings.shutdown_grace)
 
     routes = [
+        Route("/", home),
         Route("/health", health),
         Route("/games", list_games),
         Route("/schema", schema),

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import structlog
+import websockets
 
 from server.config import Settings
 from server.main import EmbeddedServer
@@ -168,3 +169,52 @@ async def test_a_command_id_reused_for_another_command_is_refused(srv: EmbeddedS
     assert state["game_state"]["totals"] == [1, 3], "the first outcome stands"
     for c in (a, b):
         await c.close()
+
+
+async def test_http_errors_are_json_and_create_match_reads_its_body_strictly(srv: EmbeddedServer) -> None:
+    """Failed before: 404 and 405 were plain text, `"options": []` was taken for no
+    options, and `gatekeeping` (a name the CLI accepts) was an unknown game."""
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        for r, status, code in (
+            (await http.get("/nowhere"), 404, "not_found"),
+            (await http.get("/matches"), 405, "method_not_allowed"),
+            (await http.put("/matches/abc/seats"), 405, "method_not_allowed"),
+            (await http.get("/matches/abc"), 404, "unknown_match"),
+        ):
+            assert r.status_code == status and r.headers["content-type"] == "application/json"
+            assert r.json()["error"]["code"] == code and r.json()["error"]["message"], r.text
+        assert "POST" in (await http.get("/matches")).headers["allow"]
+        for options in ([], "", 0, False, [1]):
+            r = await http.post("/matches", json={"game": "toy", "options": options})
+            assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", options
+        assert (await http.post("/matches", json={"game": "toy", "options": None})).status_code == 201
+        r = await http.post("/matches", json={"game": "five-card-trick", "options": {"clock_scale": 1e300}})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_options"
+        assert "clock_scale" in r.json()["error"]["message"]
+        r = await http.post("/matches", json={"game": "gatekeeping"})
+        assert r.status_code == 201, r.text
+        assert (r.json()["game"], r.json()["variant"]) == ("keys-to-success", "gatekeeping")
+        r = await http.post("/matches", json={"game": "gatekeeping", "variant": "nope"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "unknown_game"
+
+
+async def test_the_home_page_names_the_server_its_games_and_the_docs(srv: EmbeddedServer) -> None:
+    """Failed before: `GET /` was a 404."""
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        r = await http.get("/")
+        games = (await http.get("/games")).json()["games"]
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "Daedalus" in r.text and "docs/protocol.md" in r.text and "/ws" in r.text
+    for g in games:
+        assert g["name"] in r.text and g["title"] in r.text
+
+
+async def test_a_refused_origin_is_http_403(srv: EmbeddedServer) -> None:
+    """What docs/protocol.md says: refused before the handshake completes, as HTTP 403."""
+    with pytest.raises(websockets.InvalidStatus) as info:
+        await Raw.open(srv.ws_url, origin="https://evil.example")
+    assert info.value.response.status_code == 403
+    c = await Raw.open(srv.ws_url, origin="http://localhost:5173")
+    await c.send({"type": "ping"})
+    assert (await c.recv())["type"] == "pong"
+    await c.close()
