@@ -50,11 +50,13 @@ def _ref(obj: Any) -> str:
 
 
 def hosted_ref(hosted: Hosted) -> str:
-    """How another process finds `hosted`: its registry name, or its rules' and views'
-    importable names (a game need not be registered)."""
-    if GAMES.get(hosted.rules.name) is hosted:
+    """How another process finds `hosted`: its rules' and views' importable names (a game
+    need not be registered, and one registered by a test is not in the other process's
+    registry), or else its registry name."""
+    try:
+        return f"{_ref(hosted.rules)} {_ref(hosted.views)}"
+    except TypeError:
         return f"registry:{hosted.rules.name}"
-    return f"{_ref(hosted.rules)} {_ref(hosted.views)}"
 
 
 def _import(ref: str) -> Any:
