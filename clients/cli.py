@@ -28,7 +28,10 @@ import contextlib
 import json
 import os
 import random
+import re
 import secrets
+import shlex
+import shutil
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -44,6 +47,9 @@ from clients.client import (
 from clients.replay import print_replay, print_verify
 
 DEFAULT_GAME = "five-card-trick"
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]+")
+"""What may be a match id (server/ids.py makes them of letters and digits); anything
+else `replay` reads as a file name."""
 
 
 # --- arguments -------------------------------------------------------------------------
@@ -60,74 +66,120 @@ def _option(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def version() -> str:
+    """The installed package's version (the source tree's when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("daedalus")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The arguments. Every flag says what it does and its default."""
     parser = argparse.ArgumentParser(
         prog="daedalus", description="Daedalus: a game server for hidden-information games."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the game server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
     serve.add_argument(
         "--redis-url", default=None, help="Redis to keep match logs in (default: $REDIS_URL, "
-        "else an in-process store)"
+        "else an in-process store that ends with the process)"
     )
     serve.add_argument(
         "--allow-origin", action="append", default=[], metavar="ORIGIN", dest="allow_origin",
-        help="a browser origin allowed to open a websocket (repeatable; '*' for any)",
+        help="a browser origin allowed to open a websocket (repeatable; '*' for any; default: "
+        "$DAEDALUS_ALLOWED_ORIGINS, else localhost pages and non-browser clients)",
     )
 
+    from projections.registry import GAMES
+
+    games = f"{', '.join(GAMES)}, or a variant only one game has"
     play = sub.add_parser("play", help="play (or watch) a match in the terminal")
-    play.add_argument("--server", default=DEFAULT_SERVER, help=f"server URL (default {DEFAULT_SERVER})")
-    play.add_argument("--game", default=DEFAULT_GAME)
-    play.add_argument("--variant", default=None)
+    play.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default: %(default)s)")
+    play.add_argument(
+        "--game", default=DEFAULT_GAME,
+        help=f"the game of a match to create ({games}; default: %(default)s)",
+    )
+    play.add_argument(
+        "--variant", default=None, help="the variant of a match to create (default: the game's default)"
+    )
     play.add_argument(
         "--option", action="append", default=[], type=_option, metavar="KEY=VALUE",
-        help="a match option when creating a match (repeatable), e.g. clock_scale=0.5",
+        help="a match option when creating a match (repeatable), e.g. clock_scale=0.5 "
+        "(default: none, the variant's defaults)",
     )
     play.add_argument("--match", default=None, help="join this match (default: create one)")
-    play.add_argument("--seat", type=int, default=None, help="the seat to claim (default: first free)")
+    play.add_argument("--seat", type=int, default=None, help="the seat to claim (default: the first free one)")
     play.add_argument("--name", default=None, help="your name (default: your login name)")
-    play.add_argument("--token", default=None, help="rejoin a seat you hold with its token")
-    play.add_argument("--spectate", action="store_true", help="watch without a seat")
+    play.add_argument(
+        "--token", default=None,
+        help="rejoin the seat this token holds, in the match given by --match (default: claim a new seat)",
+    )
+    play.add_argument(
+        "--spectate", action="store_true", help="watch without a seat (default: take a seat)"
+    )
     play.add_argument("--since", type=int, default=0, help=argparse.SUPPRESS)
 
     bots = sub.add_parser("bots", help="play complete matches between bots")
-    bots.add_argument("game", metavar="GAME")
-    bots.add_argument("--variant", default=None)
-    bots.add_argument("--matches", type=int, default=1)
+    bots.add_argument("game", metavar="GAME", help=f"the game ({games})")
+    bots.add_argument("--variant", default=None, help="the variant (default: the game's default)")
+    bots.add_argument("--matches", type=int, default=1, help="how many matches (default: %(default)s)")
     bots.add_argument(
         "--server", default=None, help="server URL (default: start an embedded server in-process)"
     )
-    bots.add_argument("--clock-scale", type=float, default=None, dest="clock_scale")
+    bots.add_argument(
+        "--clock-scale", type=float, default=None, dest="clock_scale",
+        help="the clock_scale option: every time limit times this (default: the variant's, 1)",
+    )
     bots.add_argument(
         "--option", action="append", default=[], type=_option, metavar="KEY=VALUE",
-        help="another match option (repeatable)",
+        help="another match option (repeatable; default: none, the variant's defaults)",
     )
     bots.add_argument(
         "--bot", action="append", default=[], metavar="BOT",
         help="the bot in the next seat (repeat per seat, cycled over the seats; default: the "
         "game's line-up, e.g. heuristic random)",
     )
-    bots.add_argument("--concurrency", type=int, default=4)
-    bots.add_argument("--seed", default=None, help="seed of the bots' randomness")
-    bots.add_argument("--timeout", type=float, default=600.0, help="seconds a match may take")
     bots.add_argument(
-        "--verify", action="store_true", help="also fetch each finished log and verify it"
+        "--concurrency", type=int, default=4, help="matches played at once (default: %(default)s)"
+    )
+    bots.add_argument("--seed", default=None, help="seed of the bots' randomness (default: a random one, printed)")
+    bots.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds a match may take (default: %(default)s)"
+    )
+    bots.add_argument(
+        "--verify", action="store_true",
+        help="also fetch each finished log and verify it (default: do not)",
     )
 
     replay = sub.add_parser("replay", help="print (and verify) a finished match's log")
-    replay.add_argument("source", metavar="MATCH_ID|LOG_FILE")
-    replay.add_argument("--server", default=DEFAULT_SERVER)
-    replay.add_argument("--verify", action="store_true")
+    replay.add_argument(
+        "source", metavar="MATCH_ID|LOG_FILE",
+        help="a match id (its log is fetched from --server) or a log file (GET /matches/ID/log)",
+    )
+    replay.add_argument(
+        "--server", default=DEFAULT_SERVER, help="server to fetch a match id's log from (default: %(default)s)"
+    )
+    replay.add_argument(
+        "--verify", action="store_true",
+        help="recompute every round and check the digests and the commitment (default: only print)",
+    )
     replay.add_argument(
         "--round", type=int, default=None, dest="round_no", metavar="N",
-        help="print only round N (everything is still folded, and verified with --verify)",
+        help="print only round N (everything is still folded, and verified with --verify; "
+        "default: every round)",
     )
     replay.add_argument(
         "--as", default=None, dest="viewer", metavar="SEAT|spectator", type=_viewer_arg,
-        help="print what this viewer was shown (its updates, numbered as it got them)",
+        help="print what this viewer was shown (its updates, numbered as it got them; "
+        "default: the whole log)",
     )
     return parser
 
@@ -165,6 +217,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _err(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
+
+
+def program() -> str:
+    """The start of a command line that runs this `daedalus` again, for the commands the
+    CLI prints (for the other player, to rejoin, to replay): `daedalus` when the one on
+    PATH is this one, else the path this one was started by (`.venv/bin/daedalus` as an
+    absolute path), or `python -m clients.cli` when it was started as a module."""
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if not argv0 or argv0 == "-c" or argv0.endswith(".py"):
+        return f"{shlex.quote(sys.executable)} -m clients.cli"
+    started = Path(argv0).resolve()
+    on_path = shutil.which("daedalus")
+    if on_path is not None and Path(on_path).resolve() == started:
+        return "daedalus"
+    return shlex.quote(str(started))
 
 
 # --- serve -----------------------------------------------------------------------------
@@ -340,15 +407,22 @@ async def _bot_match(
 
 def cmd_replay(args: argparse.Namespace) -> int:
     source: str = args.source
+    path = Path(source)
     try:
-        if Path(source).is_file():
+        if path.is_file():
             entries = read_log_file(source)
+        elif path.exists():
+            _err(f"daedalus replay: {source} is not a file")
+            return 1
+        elif not MATCH_ID.fullmatch(source):
+            _err(f"daedalus replay: no such file: {source} (and not a match id: those are letters and digits)")
+            return 1
         else:
             entries = asyncio.run(_fetch_log(args.server, source))
     except (HttpError, OSError, ValueError) as exc:
         _err(f"daedalus replay: cannot load {source}: {exc}")
         return 1
-    folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer)
+    folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer, say_failure=not args.verify)
     if not args.verify:
         return 0 if folded else 1
     return 0 if print_verify(entries) else 1

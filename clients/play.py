@@ -14,13 +14,14 @@ import asyncio
 import contextlib
 import getpass
 import json
+import shlex
 import sys
 import threading
 import time
 from typing import Any
 
 from clients.client import ConnectionFailed, DaedalusHttp, HttpError, MatchConnection
-from clients.terminal import TERMINALS, Terminal, event_lines
+from clients.terminal import SPECTATOR_HELP, TERMINALS, Terminal, event_lines
 
 QUIT = ("quit", "exit", "q")
 SHOW = ("", "view", "status", "time")
@@ -52,10 +53,18 @@ class _Stdin:
 
 async def play(args: argparse.Namespace) -> int:
     """Join (or create) the match, then play it until it ends or the player quits."""
+    if args.token is not None and args.match is None:
+        _err("daedalus play: --token rejoins a seat of a match: give the match with --match ID")
+        return 2
     async with DaedalusHttp(args.server) as http:
         try:
             match_id, token, game = await _join(http, args)
-        except (HttpError, ConnectionError, OSError) as exc:
+        except HttpError as exc:
+            _err(f"daedalus play: {exc}")
+            if exc.code in ("match_started", "seat_taken") and not args.spectate:
+                _err(f"to watch it instead: {_command(http.base_url, match_id=args.match, spectate=True)}")
+            return 1
+        except (ConnectionError, OSError) as exc:
             _err(f"daedalus play: {exc}")
             return 1
     conn = MatchConnection(args.server, match_id, token=token, since=args.since)
@@ -65,11 +74,42 @@ async def play(args: argparse.Namespace) -> int:
         _err(f"daedalus play: {exc}")
         return 1
     session = Session(conn, TERMINALS.get(game), match_id, token, _Stdin(asyncio.get_running_loop()))
-    await session.run()
-    view = conn.view
-    if view is not None and view.get("ended"):
-        _say("match over.")
+    try:
+        await session.run()
+    except asyncio.CancelledError:  # Ctrl-C: after the terminal's `^C`, a line of its own
+        _say("")
+        raise
+    finally:
+        _farewell(args.server, match_id, token, conn.view)
     return 0
+
+
+def _command(server: str, *, match_id: str | None, token: str | None = None, spectate: bool = False) -> str:
+    """The `daedalus play` command line to join `match_id` (as printed for people to run)."""
+    from clients.cli import program
+
+    words = [program(), "play", "--server", shlex.quote(server)]
+    if match_id is not None:
+        words += ["--match", shlex.quote(match_id)]
+    if token is not None:
+        words += ["--token", shlex.quote(token)]
+    if spectate:
+        words.append("--spectate")
+    return " ".join(words)
+
+
+def _farewell(server: str, match_id: str, token: str | None, view: dict[str, Any] | None) -> None:
+    """On leaving: how to come back (a seat's token), or, once the match is over, how to
+    replay and verify it."""
+    from clients.cli import program
+
+    if view is not None and view.get("ended"):
+        _say(f"replay and verify it: {program()} replay {match_id} --server {shlex.quote(server)} --verify")
+        _say("match over.")
+    elif token is not None:
+        _say(f"you left the match; the seat stays yours (its clock runs on). To rejoin: {_command(server, match_id=match_id, token=token)}")
+    else:
+        _say(f"to watch again: {_command(server, match_id=match_id, spectate=True)}")
 
 
 class Session:
@@ -156,7 +196,9 @@ class Session:
         if live:
             for line in lines:
                 print(f"* {line}")
-        if self.conn.backlog() == 0 or view.get("ended"):
+        # Drawn for the latest update received: what is still queued behind it (an ack,
+        # an error) is no reason to skip it, and only a later update shows a newer board.
+        if message["seq"] >= self.conn.last_seq or view.get("ended"):
             self.show()
         return bool(view.get("ended"))
 
@@ -165,7 +207,7 @@ class Session:
     async def commands(self) -> None:
         pending: set[asyncio.Task[None]] = set()
         if self.terminal is not None and self.token is not None:
-            _say(self.terminal.help)
+            _say(self.terminal.help(self.conn.view))
         while True:
             line = await self.stdin.lines.get()
             if line is None:
@@ -188,7 +230,7 @@ class Session:
         if text in SHOW:
             self.show()
         elif text in HELP:
-            _say(self.terminal.help if self.terminal is not None else "type a command as JSON")
+            _say(self.help())
         elif text == "history":
             view = self.conn.view
             recalled = self.terminal.recall(view) if self.terminal is not None and view else None
@@ -198,6 +240,14 @@ class Session:
         else:
             return False
         return True
+
+    def help(self) -> str:
+        """The commands this viewer may type: a spectator's, or the variant's."""
+        if self.token is None:
+            return SPECTATOR_HELP
+        if self.terminal is None:
+            return "type a command as JSON (view, history, help, quit)"
+        return self.terminal.help(self.conn.view)
 
     def command(self, text: str) -> dict[str, Any] | None:
         """A typed line as a command, or None (after saying why) if it is not one."""
@@ -253,8 +303,8 @@ async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str 
         match_id, game = created["match"], created["game"]
         print(f"created match {match_id} ({game}, {created.get('variant')})")
         print(f"commitment {created.get('commitment')}")
-        print(f"the other player joins with: daedalus play --server {server} --match {match_id}")
-        print(f"spectators watch with:        daedalus play --server {server} --match {match_id} --spectate")
+        print(f"the other player joins with: {_command(server, match_id=match_id)}")
+        print(f"spectators watch with:        {_command(server, match_id=match_id, spectate=True)}")
     else:
         match_id = args.match
         status = await http.status(match_id)
@@ -266,7 +316,7 @@ async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str 
     name = args.name or _login_name()
     claimed = await http.claim_seat(match_id, name, args.seat)
     print(f"you are {name} in seat {claimed['seat']}")
-    print(f"to rejoin later: daedalus play --server {server} --match {match_id} --token {claimed['token']}")
+    print(f"to rejoin later: {_command(server, match_id=match_id, token=str(claimed['token']))}")
     sys.stdout.flush()
     return match_id, str(claimed["token"]), game
 

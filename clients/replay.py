@@ -9,8 +9,10 @@ round.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from clients.terminal import TERMINALS, Terminal, engine_line, event_lines
@@ -22,13 +24,19 @@ if TYPE_CHECKING:
 
 
 def print_replay(
-    entries: Sequence[Any], out: Any = None, *, round_no: int | None = None, viewer: Any = None
+    entries: Sequence[Any],
+    out: Any = None,
+    *,
+    round_no: int | None = None,
+    viewer: Any = None,
+    say_failure: bool = True,
 ) -> bool:
     """Print a log round by round; False (after printing what folded) if it does not fold.
 
     `round_no`: only that round's entries (all are folded). `viewer` (a projections
     Viewer): not the whole log but that viewer's updates, numbered as it received them,
-    in its terminal's words."""
+    in its terminal's words. `say_failure` False: the entry that does not fold is not
+    named here (print_verify names it next)."""
     from domain import engine
 
     out = out or sys.stdout
@@ -42,12 +50,13 @@ def print_replay(
     try:
         ms = engine.open_match(host.rules, entries[0])
     except engine.IntegrityError as exc:
-        print(f"FAILED at {exc}", file=out)
+        if say_failure:
+            print(f"FAILED at {exc}", file=out)
         return False
     if viewer is not None and not _print_viewer(ms, viewer, out):
         return False
     terminal = TERMINALS.get(str(body.get("game")))
-    replay = _Replay(host, terminal, ms, out, round_no=round_no, viewer=viewer)
+    replay = _Replay(host, terminal, ms, out, round_no=round_no, viewer=viewer, say_failure=say_failure)
     for entry in entries[1:]:
         if not replay.fold(entry):
             return False
@@ -96,8 +105,10 @@ class _Replay:
         *,
         round_no: int | None,
         viewer: Viewer | None,
+        say_failure: bool = True,
     ) -> None:
         self.host = host
+        self.say_failure = say_failure
         self.terminal = terminal
         self.ms = ms
         self.out = out
@@ -119,7 +130,8 @@ class _Replay:
         try:
             self.ms, outcome = engine.apply(self.ms, entry)
         except engine.IntegrityError as exc:
-            self.say(f"FAILED at {exc}")
+            if self.say_failure:
+                self.say(f"FAILED at {exc}")
             return False
         round_ = self.host.rules.round_of(before.game_state) if before.started else None
         wanted = self.round_no is None or round_ == self.round_no
@@ -164,7 +176,7 @@ class _Replay:
                 self.say(f"    {engine_line(projected)}")
             else:
                 for line in self.host.views.describe(self.ms, event):
-                    self.say(f"    {line}")
+                    self.say(f"    {clock_times(line, self.ms.created)}")
         if outcome.rejection is not None:
             self.say(f"    rejected ({outcome.rejection.code}): {outcome.rejection.reason}")
         for warning in outcome.warnings:
@@ -182,6 +194,25 @@ class _Replay:
         else:
             self.say("the log ends before the match does")
         return self.seen_round
+
+
+_MILLIS = re.compile(r"\b(\d+) ms\b")
+
+
+def clock_times(line: str, created: int) -> str:
+    """`line` with each server time in it (`N ms`, milliseconds since the epoch, as the
+    rules' descriptions give deadlines) as a time of day in UTC and the time since the
+    match was created (`+61.000s`, as entries are dated); a duration (less than the
+    creation time) is left as it is."""
+
+    def as_time(found: re.Match[str]) -> str:
+        ms = int(found.group(1))
+        if ms < created:
+            return found.group(0)
+        at = datetime.fromtimestamp(ms / 1000, UTC).strftime("%H:%M:%S UTC")
+        return f"{at} (+{(ms - created) / 1000:.3f}s)"
+
+    return _MILLIS.sub(as_time, line)
 
 
 def _entry_line(entry: Any, before: Any, *, show_body: bool) -> str:

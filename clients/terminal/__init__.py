@@ -18,7 +18,10 @@ from projections.common import ENGINE_EVENT_NAMES
 class Terminal(Protocol):
     """A game's text front-end for `daedalus play`."""
 
-    help: str
+    def help(self, view: dict[str, Any] | None) -> str:
+        """What a player may type, for the match's variant as `view` shows it (every
+        variant's commands while there is no view yet)."""
+        ...
 
     def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
         """The view as a person reads it."""
@@ -45,6 +48,12 @@ class Terminal(Protocol):
 
 
 TERMINALS: Mapping[str, Terminal] = ByGame("clients.terminal", "TERMINAL")
+
+SPECTATOR_HELP = """\
+you are watching (spectators cannot send commands):
+  view | (empty line)     show the match again, with the time left
+  history                 every event so far
+  help | quit"""
 
 
 def event_lines(terminal: Terminal | None, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
@@ -75,4 +84,4 @@ def engine_line(event: dict[str, Any]) -> str:
     return json.dumps(event, sort_keys=True)
 
 
-__all__ = ["TERMINALS", "Terminal", "engine_line", "event_lines"]
+__all__ = ["SPECTATOR_HELP", "TERMINALS", "Terminal", "engine_line", "event_lines"]

@@ -13,21 +13,36 @@ from clients.bots.five_card_trick import ACTIONS, disregarded, seat_state, submi
 from clients.terminal.common import game_state_to_play, seat_names, waiting_for_seats
 from domain.games import five_card_trick as fct
 
-HELP = """\
+HELP_HEAD = """\
 commands (round is filled in for you):
   score grow              submit two actions (names may be shortened: sc gr cl st bl)
-  claim block:steal       play Block, naming the action it blocks
-  score claim +overload   final: use an item in the submission (+overload, +limit_reset)
-  claim claim             final: play a card twice
+  claim block:steal       play Block, naming the action it blocks"""
+HELP_FINAL = """\
+  score claim +overload   use an item in the submission (+overload, +limit_reset)
+  claim claim             play a card twice
+  item claim_priority     take the pot with Claim Priority after a tied Claim"""
+HELP_TAIL = """\
   none                    submit no action
-  item claim_priority     final: take the pot with Claim Priority after a tied Claim
   view | (empty line)     show the match again, with the time left
   history                 every event so far
   help | quit"""
+DMO = """\
+(DMO) marks the Death Match Opponent: if the chips are still tied after the last round
+the match may reach, the DMO wins{final}."""
 
 
 class Terminal:
-    help = HELP
+    def help(self, view: dict[str, Any] | None) -> str:
+        """The commands of the match's variant (items and doubled cards only in `final`),
+        and what DMO means."""
+        variant = view.get("variant") if view is not None else None
+        final = variant in (None, "final")
+        parts = [HELP_HEAD, HELP_FINAL, HELP_TAIL] if final else [HELP_HEAD, HELP_TAIL]
+        if variant is None:
+            parts[1] = "\n".join(f"{line}  (final only)" for line in HELP_FINAL.splitlines())
+        text = "\n".join(parts)
+        first = {None: " (in final, more unused items wins first)", "final": " (more unused items wins first)"}
+        return f"{text}\n" + DMO.format(final=first.get(variant, ""))
 
     @staticmethod
     def _names(view: dict[str, Any]) -> dict[str, str]:

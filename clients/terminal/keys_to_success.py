@@ -9,14 +9,19 @@ from clients.terminal.common import game_state_to_play, seat_names, waiting_for_
 
 
 class Terminal:
-    help = (
-        "commands:\n"
-        "  A B 1 2        fight at gates A and B (adjacent) with cards 1 and 2 (strength 3)\n"
-        "  C 3            fight at gate C with card 3\n"
-        "  say TEXT       a message to everyone in your level (this round's channel)\n"
-        "  vote SEAT      (winners, after play) vote for the Elimination Candidate\n"
-        "  view, history, help, quit"
-    )
+    def help(self, view: dict[str, Any] | None) -> str:
+        """The commands, in the variant's words (gates and cards, or their names)."""
+        terms = ((view or {}).get("game_state") or {}).get("terms") or {}
+        gate, gates = terms.get("gate", "gate"), terms.get("gate_plural", "gates")
+        card, cards = terms.get("card", "card"), terms.get("card_plural", "cards")
+        return (
+            "commands:\n"
+            f"  A B 1 2        fight at {gates} A and B (adjacent) with {cards} 1 and 2 (strength 3)\n"
+            f"  C 3            fight at {gate} C with {card} 3\n"
+            "  say TEXT       a message to everyone in your level (this round's channel)\n"
+            "  vote SEAT      (winners, after play) vote for the Elimination Candidate\n"
+            "  view, history, help, quit"
+        )
 
     def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
         gs = game_state_to_play(view)

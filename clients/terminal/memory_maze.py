@@ -11,11 +11,15 @@ from domain.games.memory_maze.moves import HELP, MoveError, parse_moves
 
 
 class Terminal:
-    help = (
-        "Type a sequence of moves: e.g. `UURDL`, `u u r`, `up up right`, `N N E`, "
-        "`north east` (one style, any case). `pass` (or `-`) plays zero moves in a turn. "
-        "Also: view, history, help, quit."
-    )
+    def help(self, view: dict[str, Any] | None) -> str:
+        """How to type moves; `pass` only in an edition with turns (crazy has none)."""
+        gs = (view or {}).get("game_state") or {}
+        turns = gs["turns"] if "turns" in gs else (view or {}).get("variant") != "crazy"
+        passing = " `pass` (or `-`) plays zero moves in a turn." if turns else ""
+        return (
+            "Type a sequence of moves: e.g. `UURDL`, `u u r`, `up up right`, `N N E`, "
+            f"`north east` (one style, any case).{passing} Also: view, history, help, quit."
+        )
 
     def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
         gs = game_state_to_play(view)
