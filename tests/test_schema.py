@@ -139,6 +139,68 @@ def rules_pages() -> list[Path]:
     return pages
 
 
+def test_every_example_frame_of_docs_protocol_md_validates() -> None:
+    schema = hosted_schema()
+    check = validator(schema)
+    view = validator(schema, "#/$defs/View")
+    shown: set[str] = set()
+    for heading, value in json_blocks((DOCS / "protocol.md").read_text()):
+        if isinstance(value, dict) and value.get("type") in TAGS and heading != "Engine events":
+            errors = [e.message for e in check.iter_errors(value)]
+            assert not errors, f"protocol.md ({heading}): {value}: {errors}"
+            shown.add(value["type"])
+        elif heading == "The view":
+            errors = [e.message for e in view.iter_errors(value)]
+            assert not errors, f"protocol.md (The view): {errors}"
+    assert shown == TAGS, f"messages without an example: {sorted(TAGS - shown)}"
+
+
+def test_every_command_in_the_rules_pages_validates() -> None:
+    schema = hosted_schema()
+    check = validator(schema)
+    for page in rules_pages():
+        game = page.stem
+        commands = validator(schema, f"#/$defs/commands.{game}")
+        found = 0
+        for heading, value in json_blocks(protocol_section(page.read_text())):
+            if heading != "Commands":
+                continue
+            found += 1
+            errors = [e.message for e in commands.iter_errors(value)]
+            assert not errors, f"{page.name}: {value}: {errors}"
+            frame = {"type": "command", "id": "c1", "command": value}
+            assert check.is_valid(frame)
+            msgspec.convert(value, hosted_games()[game].rules.command_type)
+        assert found, f"{page.name} shows its commands"
+
+
+# Events, views: their shape checked against what the server really sent in the golden
+# playthroughs (the schema holds them as objects, a game's own).
+
+
+def kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def fits(doc: Any, real: Any) -> bool:
+    """Whether a documented value has the shape of a real one: the same kinds, objects
+    with the same keys, every documented element of an array shaped as an element of the
+    real one."""
+    if kind(doc) != kind(real):
+        return False
+    if isinstance(doc, dict):
+        return doc.keys() == real.keys() and all(fits(doc[k], real[k]) for k in doc)
+    if isinstance(doc, list):
+        return all(any(fits(d, r) for r in real) for d in doc)
+    return True
+
+
 def golden_frames() -> list[tuple[str, bytes]]:
     """(file name, frame) for every update frame of every golden playthrough."""
     frames = []
@@ -150,6 +212,45 @@ def golden_frames() -> list[tuple[str, bytes]]:
                 if frame is not None:
                     frames.append((path.name, json.dumps(frame, separators=(",", ":")).encode()))
     return frames
+
+
+def golden_events() -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(game, event type) -> every distinct event the golden playthroughs sent."""
+    seen: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for path in sorted(GOLDEN.glob("*.json")):
+        doc = json.loads(path.read_text())
+        for entry in doc["entries"]:
+            for viewer in doc["viewers"]:
+                frame = entry.get(viewer)
+                for event in frame["events"] if frame else ():
+                    key = json.dumps(event, sort_keys=True)
+                    seen.setdefault((doc["game"], event["type"]), {})[key] = event
+    return {k: list(v.values()) for k, v in seen.items()}
+
+
+def test_every_documented_game_event_has_the_shape_of_one_the_server_sends() -> None:
+    """Each event example of a rules page (and each engine event of protocol.md) has the
+    keys and kinds of values of a real event of its type, as the golden playthroughs
+    recorded it: no elided `"..."`, no value the server never sends there."""
+    real = golden_events()
+    checked = 0
+    pages = [(p.stem, protocol_section(p.read_text())) for p in rules_pages()]
+    pages.append(("", (DOCS / "protocol.md").read_text()))
+    for game, text in pages:
+        for heading, value in json_blocks(text):
+            if heading not in ("Game events", "Engine events") or not isinstance(value, dict):
+                continue
+            candidates = [
+                e for (g, t), events in real.items() if t == value["type"] and (g == game or not game)
+                for e in events
+            ]
+            assert candidates, f"{game or 'protocol.md'}: no {value['type']!r} event recorded"
+            assert any(fits(value, e) for e in candidates), (
+                f"{game or 'protocol.md'}: {value} has the shape of no {value['type']!r} event "
+                f"the server sends; one of them: {candidates[0]}"
+            )
+            checked += 1
+    assert checked >= 20
 
 
 # --- the frames the server sends ------------------------------------------------------------
