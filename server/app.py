@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Coroutine
@@ -640,8 +641,26 @@ async def _bounded(what: str, closing: Coroutine[Any, Any, None], seconds: float
         log.error("shutdown_error", part=what, error=repr(task.exception()))
 
 
+class _ClientUtf8(logging.Filter):
+    """uvicorn logs a text frame that is not UTF-8 (it closes the websocket with 1007) as
+    an error with a traceback; it is the client's error: one info line instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Invalid UTF-8 sequence received from client"):
+            client_error("bad_utf8", close=1007)
+            return False
+        return True
+
+
+def _quiet_client_errors() -> None:
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _ClientUtf8) for f in uvicorn_log.filters):
+        uvicorn_log.addFilter(_ClientUtf8())
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
     settings = settings or Settings()
+    _quiet_client_errors()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

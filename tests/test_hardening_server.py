@@ -218,3 +218,17 @@ async def test_a_refused_origin_is_http_403(srv: EmbeddedServer) -> None:
     await c.send({"type": "ping"})
     assert (await c.recv())["type"] == "pong"
     await c.close()
+
+
+async def test_a_text_frame_that_is_not_utf8_closes_1007_with_no_traceback(
+    srv: EmbeddedServer, logged: Logged
+) -> None:
+    """Failed before: uvicorn logged the UnicodeDecodeError with its traceback."""
+    c = await Raw.open(srv.ws_url)
+    await c.ws.send(b'{"type":"ping","x":"\xff"}', text=True)
+    with pytest.raises(websockets.ConnectionClosed) as info:
+        await c.recv()
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1007
+    await asyncio.sleep(0.05)
+    assert logged.tracebacks() == []
+    assert "bad_utf8" in logged.codes()
