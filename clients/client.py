@@ -13,6 +13,12 @@ socket drops (the server closes a slow reader with 4008, the network goes away, 
 reconnects by itself with `since=<last seq>` and sends again every command still waiting
 for its answer, under the same id, so nothing is lost and nothing is applied twice.
 `drop()` cuts the socket on purpose, to exercise exactly that.
+
+A `resync` frame (the server's store lost entries it had acknowledged, and the stream
+restarts from the log) sets the seq and the view to the frame's; so does a resume refused
+with `bad_since` (the stream became shorter than the seq this client had seen while it
+was away), after which it says hello again from the stream as it now is. `resyncs`
+counts both.
 """
 
 from __future__ import annotations
@@ -279,6 +285,7 @@ class MatchConnection:
         self.welcome: dict[str, Any] | None = None
         self.hello_since = since  # the `since` of the latest hello
         self.resumes = 0
+        self.resyncs = 0  # the times the stream restarted from the server's log
         self.closed = False
         self.close_reason: str | None = None
         self._resume = resume
@@ -438,7 +445,7 @@ class MatchConnection:
 
     # -- internals --
 
-    async def _open(self) -> dict[str, Any]:
+    async def _open(self, since: int | str | None = None) -> dict[str, Any]:
         try:
             ws = await connect(
                 self.url,
@@ -448,7 +455,9 @@ class MatchConnection:
             )
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             raise ConnectionFailed("unreachable", f"{self.url}: {exc}") from exc
-        hello: dict[str, Any] = {"type": "hello", "match": self.match, "since": self.last_seq}
+        hello: dict[str, Any] = {
+            "type": "hello", "match": self.match, "since": self.last_seq if since is None else since
+        }
         self.hello_since = self.last_seq
         if self.token is not None:
             hello["token"] = self.token
@@ -470,6 +479,8 @@ class MatchConnection:
             await ws.close()
             raise ConnectionFailed("timeout", "no welcome from the server") from exc
         self._ws = ws
+        if since == "now":  # the stream from now on: the welcome's seq is the last seen
+            self.last_seq = self.hello_since = int(message.get("seq", 0))
         self._welcomed(message)
         await self._inbox.put(message)
         return message
@@ -516,7 +527,15 @@ class MatchConnection:
                 await self._finish("closed")
                 return False
             try:
-                await self._open()
+                try:
+                    await self._open()
+                except ConnectionFailed as exc:
+                    if exc.code != "bad_since":
+                        raise
+                    # The stream is shorter than what this client saw: the server's log
+                    # lost entries while it was away. Go on from the stream as it is.
+                    await self._open(since="now")
+                    self.resyncs += 1
             except ConnectionFailed as exc:
                 if exc.code in ("unknown_match", "bad_token", "bad_message", "bad_since"):
                     await self._finish(f"resume refused: {exc}")
@@ -554,6 +573,17 @@ class MatchConnection:
                 future.set_result(CommandResult.from_message(message))
         elif kind == "welcome":
             self._welcomed(message)
+        elif kind == "resync":
+            # The stream restarts from the server's log: its length and the view now. The
+            # welcome is the stream's start from here on (later updates are live).
+            self.last_seq = int(message.get("seq", 0))
+            self.resyncs += 1
+            if isinstance(message.get("view"), dict):
+                self.view = message["view"]
+                if self.welcome is not None:
+                    self.welcome = {**self.welcome, "seq": self.last_seq, "view": self.view}
+            async with self._changed:
+                self._changed.notify_all()
         await self._inbox.put(message)
 
     async def _finish(self, reason: str) -> None:

@@ -57,6 +57,11 @@ class Follower:
     def pause(self, runner: MatchRunner, seconds: float) -> None:
         self.paused[runner.match_id] = asyncio.get_running_loop().time() + seconds
 
+    def resume(self, runner: MatchRunner) -> None:
+        """Follow a paused match again now."""
+        if self.paused.pop(runner.match_id, None) is not None:
+            self._added.set()
+
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
@@ -108,6 +113,9 @@ class Follower:
                     if self._down_since is not None:  # the store answers again
                         log.info("tail_recovered", after_s=round(loop.time() - self._down_since, 1))
                         self._down_since = self._said_at = None
+                        # A store that restarted may have lost what it had acknowledged.
+                        for held in list(self.hub.runners.values()):
+                            self.hub.spawn(held.check_log())
                 positions = self._positions(started)
                 if not positions:  # nothing to follow (or only paused matches): wait
                     self._added.clear()

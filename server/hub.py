@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain import engine
-from domain.engine import Entry, MatchState, Outcome
+from domain.engine import Entry, IntegrityError, MatchState, Outcome
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
 from server import logs
@@ -34,6 +34,7 @@ from server.follower import Follower
 from server.ids import new_match_id
 from server.storage import Store
 from server.store import UNAVAILABLE
+from server.streams import Streams
 
 log = logs.get("daedalus.hub")
 
@@ -99,7 +100,6 @@ class MatchRunner:
         sid, first = entries[0]
         self.core: MatchCore[Subscriber] = MatchCore(first, stream_id=sid)
         self.hosted: Hosted = self.core.hosted
-        self.streams = self.core.streams
         self.lock = asyncio.Lock()
         self.tokens: dict[str, int] = {}
         # The clock: a timer armed for the next deadline (re-armed when it moves), and the
@@ -132,6 +132,11 @@ class MatchRunner:
     def outcomes(self) -> Sequence[Outcome]:
         """The outcome of each entry (outcomes[seq - 1]), folded again when asked for."""
         return self.core.outcomes
+
+    @property
+    def streams(self) -> Streams:
+        """The viewers' streams (new ones after a resync)."""
+        return self.core.streams
 
     @property
     def stream_id(self) -> str:
@@ -178,11 +183,77 @@ class MatchRunner:
             if self.core.idle:  # nobody to tell: nothing of it need stay
                 self.hub.forget(self.match_id, self)
 
-    async def _catch_up_locked(self) -> None:
+    async def _catch_up_locked(self, *, conflict: bool = False) -> None:
+        """Fold what the store holds beyond what is folded here. After a `conflict` (the
+        store's head is not the one folded here), finding nothing beyond means the store
+        is behind: it lost entries (see _resync_locked)."""
+        before = self.current.seq
         folded = self.core.receive(await self.store.read(self.match_id, after=self.stream_id))
         self._deliver(folded)
-        if folded.error is not None:
+        stuck = conflict and folded.error is None and self.current.seq == before
+        if folded.behind or stuck or folded.error is not None:
+            if await self._resync_locked() or folded.error is None:
+                return
             raise folded.error
+
+    # -- a store that lost entries ---------------------------------------------------------
+
+    async def _resync_locked(self) -> bool:
+        """If the store's log no longer holds every entry folded here (a Redis killed
+        under `appendfsync everysec`, a failover to a lagging replica), fold the log
+        again from its start and tell each viewer whose stream changed (a `resync`
+        frame, MatchCore.resync); the loss is logged once, as an error naming the
+        entries lost. False if the log holds every entry folded here."""
+        items = await self.store.read(self.match_id)
+        try:
+            resynced = self.core.resync(items)
+        except (IntegrityError, ValueError) as exc:
+            log.error("log_integrity", match=self.match_id, error=str(exc))
+            return False
+        if resynced is None:
+            return False
+        lost = resynced.lost
+        log.error(
+            "log_lost_entries",
+            match=self.match_id,
+            lost=len(lost),
+            entries=[f"{e.seq} {e.kind} seat={e.seat} cid={e.cid}" for e in lost],
+            log_length=self.current.seq,
+            viewers_resynced=len(resynced.sends),
+        )
+        self.tokens.clear()  # a lost join took its seat's token with it
+        for sub, frame in resynced.sends:
+            sub.queue.push(frame, bounded=False)
+        self._arm_clock(again=True)
+        if resynced.reopened and self._running:
+            self.hub.follower.add(self)
+        if resynced.ended:
+            self._over()
+        return True
+
+    async def check_log(self) -> None:
+        """After the store was away: if its log is now shorter than what is folded here,
+        it lost entries (resync). Entries replaced beyond its length are found as they
+        are read (MatchCore.receive) or appended (a conflict)."""
+        with contextlib.suppress(*UNAVAILABLE):
+            if await self.store.length(self.match_id) >= self.current.seq:
+                return
+            async with self.lock:
+                await self._resync_locked()
+
+    async def _verify(self, error: IntegrityError | None) -> None:
+        """What the follower handed over did not fold (`error`) or showed the store behind
+        (no error): resync from the store's log if it lost entries, else it is an
+        integrity error of the log."""
+        try:
+            async with self.lock:
+                resynced = await self._resync_locked()
+        except UNAVAILABLE:
+            return  # the follower reads again after its pause
+        if resynced:
+            self.hub.follower.resume(self)
+        elif error is not None:
+            log.error("log_integrity", match=self.match_id, error=str(error))
 
     # -- what viewers receive ----------------------------------------------------------------
 
@@ -255,7 +326,7 @@ class MatchRunner:
                     done, folded = self.core.appended(result.stream_id, decided)
                     self._deliver(folded)
                     return done
-                await self._catch_up_locked()
+                await self._catch_up_locked(conflict=result.status == "conflict")
                 if result.status == "dup":
                     assert result.seq is not None
                     found = self.core.duplicate(result.seq)
@@ -288,9 +359,9 @@ class MatchRunner:
     def _take_now(self, fresh: list[tuple[str, bytes]]) -> None:
         folded = self.core.receive(fresh)
         self._deliver(folded)
-        if folded.error is not None:
-            log.error("log_integrity", match=self.match_id, error=str(folded.error))
+        if folded.error is not None or folded.behind:
             self.hub.follower.pause(self, 5.0)
+            self.hub.spawn(self._verify(folded.error))
 
     # The clock: when a deadline passes, a `tick` keyed by it is appended. A timer (not a
     # task woken by every entry) waits for the deadline; it is re-armed when it moves.
