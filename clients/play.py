@@ -174,6 +174,9 @@ class Session:
             elif kind == "update":
                 if self.on_update(message):
                     return
+            elif kind == "resync":
+                if self.on_resync(message):
+                    return
             elif kind == "error":
                 _say(f"! error {message.get('code')}: {message.get('message')}")
         _say(f"connection ended: {self.conn.close_reason}")
@@ -198,6 +201,21 @@ class Session:
                 print(f"* {line}")
         # Drawn for the latest update received: what is still queued behind it (an ack,
         # an error) is no reason to skip it, and only a later update shows a newer board.
+        if message["seq"] >= self.conn.last_seq or view.get("ended"):
+            self.show()
+        return bool(view.get("ended"))
+
+    def on_resync(self, message: dict[str, Any]) -> bool:
+        """The server went back to its log (its store lost moves it had confirmed): say
+        so and draw the board as the log has it; True if the match is over there."""
+        _say(
+            "! the server lost its latest moves and went back to its log: the board is the "
+            "match as it stands; send again what it does not show"
+        )
+        self.history.append(
+            f"(the server went back to its log here: what came after update {message.get('kept')} was lost)"
+        )
+        view = message["view"]
         if message["seq"] >= self.conn.last_seq or view.get("ended"):
             self.show()
         return bool(view.get("ended"))

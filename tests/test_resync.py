@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -282,3 +284,61 @@ async def test_a_client_resuming_beyond_a_shortened_stream_goes_on_from_it() -> 
             assert result.accepted
             await conn.wait_view(lambda v: v["game_state"]["totals"] == [2, 0], timeout=5)
             assert conn.last_seq == length + 1
+
+
+class _Conn:
+    """What daedalus play's Session reads of a MatchConnection."""
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+        self.view: dict[str, Any] | None = None
+        self.last_seq = 0
+        self.welcome: dict[str, Any] | None = None
+        self.hello_since = 0
+        self.close_reason = "closed"
+
+    def backlog(self) -> int:
+        return 0
+
+    async def _iterate(self) -> Any:
+        for message in self.messages:  # as MatchConnection._dispatch keeps them
+            if message["type"] == "welcome":
+                self.welcome = message
+            else:
+                self.last_seq = message["seq"]
+                if self.welcome is not None:
+                    self.welcome = {**self.welcome, "seq": self.last_seq}
+            self.view = message["view"]
+            yield message
+
+    def __aiter__(self) -> Any:
+        return self._iterate()
+
+
+async def test_daedalus_play_says_a_resync_and_draws_the_board_the_log_has(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Failed before: `daedalus play` ignored the frame, and its board stayed the one of
+    the moves lost until another update came."""
+    from clients.play import Session
+
+    def view(totals: list[int], ended: bool = False) -> dict[str, Any]:
+        return {"started": True, "ended": ended, "deadline": None,
+                "game_state": {"totals": totals, "turn": 0, "round": 3}}
+
+    conn = _Conn([
+        {"type": "welcome", "seq": 0, "view": view([0, 0])},
+        {"type": "update", "seq": 1, "ts": 0, "events": [{"type": "added"}], "view": view([3, 0])},
+        {"type": "resync", "seq": 0, "kept": 0, "view": view([0, 0])},
+        {"type": "update", "seq": 1, "ts": 0, "events": [{"type": "added"}], "view": view([2, 0])},
+        {"type": "resync", "seq": 1, "kept": 1, "view": view([2, 3], ended=True)},
+        {"type": "update", "seq": 9, "ts": 0, "events": [], "view": view([9, 9])},  # never read
+    ])
+    session = Session(conn, None, "m", "t", None)  # type: ignore[arg-type]
+    await session.receive()
+    out = capsys.readouterr().out
+    assert out.count("went back to its log") == 2
+    boards = [json.loads(b) for b in re.findall(r"^\{\n.*?^\}$", out, re.M | re.S)]
+    assert [b["game_state"]["totals"] for b in boards] == [[0, 0], [3, 0], [0, 0], [2, 0], [2, 3]]
+    assert "[9, 9]" not in out, "the match ended with the resync: nothing more is read"
+    assert any("went back to its log" in line for line in session.history)
