@@ -4,7 +4,9 @@ error, the connection goes on, and the log gets one info line, never a traceback
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import socket
 from collections.abc import AsyncIterator, Iterator, MutableMapping
 from typing import Any
 
@@ -12,6 +14,7 @@ import httpx
 import pytest
 import structlog
 import websockets
+import websockets.asyncio.client
 
 from server.config import Settings
 from server.main import EmbeddedServer
@@ -232,3 +235,36 @@ async def test_a_text_frame_that_is_not_utf8_closes_1007_with_no_traceback(
     await asyncio.sleep(0.05)
     assert logged.tracebacks() == []
     assert "bad_utf8" in logged.codes()
+
+
+async def test_a_client_that_stops_reading_is_closed_with_4008_after_what_was_sent() -> None:
+    """What docs/protocol.md says of a reader that stops: once the network's buffers are
+    full and `send_queue` more updates wait, the server sends it nothing more and closes
+    with 4008; reading again, the client gets the updates already sent, without a gap,
+    then the close, and resumes from the last one."""
+    async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_queue=16)) as srv:
+        m, _ = await new_match(srv.url, "toy", {"turn_ms": 2})  # a tick (an update) every 2 ms
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        slow = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, close_timeout=0.5)
+        await slow.send(json.dumps({"type": "hello", "match": m, "since": "now"}))
+        runner = await srv.app.state.hub.runner(m)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while not any(s.queue.overflowed.is_set() for s in runner.subscribers):
+            assert loop.time() - start < 60, "the queue of a reader that stopped overflows"
+            await asyncio.sleep(0.2)
+        seqs = []
+        with pytest.raises(websockets.ConnectionClosed) as info:
+            while True:
+                msg = json.loads(await asyncio.wait_for(slow.recv(), 10))
+                if msg["type"] == "update":
+                    seqs.append(msg["seq"])
+        assert info.value.rcvd is not None and info.value.rcvd.code == 4008
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))) and len(seqs) > 16
+        assert not runner.subscribers or all(s.queue.overflowed.is_set() for s in runner.subscribers)
+        again = await Raw.open(srv.ws_url)
+        welcome = await again.hello(m, since=seqs[-1])
+        assert welcome["type"] == "welcome" and welcome["seq"] >= seqs[-1]
+        await again.close()
