@@ -32,7 +32,7 @@ from server.config import Settings
 from server.core import MatchCore
 from server.main import EmbeddedServer
 from server.storage import MemoryStore, head_value
-from server.store import EventStore
+from server.store import EventStore, cids_key, head_key, log_key
 from tests import toygame
 from tests.conftest import RedisProcess, wait_for_port, without_real_redis
 from tests.wsutil import new_match
@@ -342,3 +342,69 @@ async def test_daedalus_play_says_a_resync_and_draws_the_board_the_log_has(
     assert [b["game_state"]["totals"] for b in boards] == [[0, 0], [3, 0], [0, 0], [2, 0], [2, 3]]
     assert "[9, 9]" not in out, "the match ended with the resync: nothing more is read"
     assert any("went back to its log" in line for line in session.history)
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    try:
+        r = RedisProcess(str(tmp_path))
+        r.start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        without_real_redis(exc)
+    yield r
+    r.stop()
+
+
+async def lose_from_redis(store: EventStore, match: str, count: int) -> list[Entry]:
+    """What a replica that lagged by `count` entries holds: the stream without them (its
+    last id stays, so entries appended later get ids beyond theirs), the head and the
+    command keys as they were before them."""
+    entries = await store.read(match)
+    kept, lost = entries[:-count], entries[-count:]
+    r = store.writes
+    await r.xdel(log_key(match), *[sid for sid, _ in lost])
+    await r.set(head_key(match), head_value(kept[-1][1]))
+    keys = await r.hgetall(cids_key(match))
+    gone = [k for k, seq in keys.items() if int(seq) > len(kept)]
+    await r.hdel(cids_key(match), *gone)
+    return [e for _, e in lost]
+
+
+async def test_a_process_that_only_reads_notices_the_loss_in_what_it_reads(
+    private_redis: RedisProcess,
+) -> None:
+    """A process that appends nothing (a spectator's; no deadline is due) reads, after
+    the loss, entries beyond its last one whose seqs it has folded: it folds the log
+    again and resyncs its viewer, as the process that appended them did. Failed before:
+    the players' process answered `busy`, and the reader skipped those entries."""
+    settings = Settings(redis_url=private_redis.url)
+    store = EventStore.from_url(private_redis.url)
+    with structlog.testing.capture_logs() as logged:
+        async with EmbeddedServer(settings) as players, EmbeddedServer(settings) as reader:
+            match, tokens = await new_match(players.url, "toy", {"turn_ms": 60000})
+            seats = [MatchConnection(players.url, match, token=t) for t in tokens]
+            watcher = MatchConnection(reader.url, match)
+            for conn in [*seats, watcher]:
+                await conn.connect()
+            for seat in (0, 1, 0, 1):
+                assert (await seats[seat].send_command({"type": "add", "n": 1})).accepted
+            await watcher.wait_view(lambda v: v["game_state"]["totals"] == [2, 2], timeout=5)
+            lost = await lose_from_redis(store, match, 2)
+            # the log holds one addition each (totals 1 and 1): seat 0's turn again
+            result = await seats[0].send_command({"type": "add", "n": 3})
+            assert result.accepted, result
+            await watcher.wait_view(lambda v: v["game_state"]["totals"] == [4, 1], timeout=5)
+            core = log_core(await store.read(match))
+            want = msgspec.json.decode(msgspec.json.encode(
+                match_view(core.hosted.views, core.current, Viewer(seat=None))
+            ))
+            assert watcher.view == want and watcher.last_seq == core.streams.length(Viewer(seat=None))
+            assert watcher.resyncs == 1 and seats[0].resyncs == seats[1].resyncs == 1
+            for conn in [*seats, watcher]:
+                await conn.close()
+    await store.close()
+    losses = [e for e in logged if e["event"] == "log_lost_entries"]
+    assert len(losses) == 2, "once in each process"
+    named = [f"{e.seq} {e.kind} seat={e.seat} cid={e.cid}" for e in lost]
+    assert all(e["entries"] == named for e in losses)
+    assert not [e for e in logged if e["event"] in ("log_integrity", "tick_error")]
