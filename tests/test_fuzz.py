@@ -22,6 +22,7 @@ async def test_fuzzed_frames_are_all_answered_without_a_traceback() -> None:
 def test_the_fuzz_starts_from_every_games_commands() -> None:
     from projections.registry import GAMES
 
+    hosted = {name for name, h in GAMES.items() if getattr(h.rules, "__name__", "").startswith("domain.games.")}
     seeds = fuzz.golden_commands()
-    assert set(seeds) >= set(GAMES), "every hosted game has commands to mutate"
+    assert hosted and set(seeds) >= hosted, "every hosted game (not the tests' toys) has commands to mutate"
     assert all(len(cmds) >= 5 for _variant, cmds in seeds.values())
