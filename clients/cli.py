@@ -266,14 +266,9 @@ def resolve_game(game: str, variant: str | None) -> tuple[str, str | None]:
     """(game, variant) for a GAME argument: a hosted game's name, or else the name of a
     variant that exactly one hosted game has (`daedalus bots gatekeeping` is the game
     keys-to-success, variant gatekeeping). A different --variant keeps GAME as given."""
-    from projections.registry import GAMES
+    from projections.registry import resolve_game as resolve
 
-    if game in GAMES:
-        return game, variant
-    owners = [name for name, h in GAMES.items() if any(v.name == game for v in h.rules.variants)]
-    if len(owners) == 1 and variant in (None, game):
-        return owners[0], game
-    return game, variant
+    return resolve(game, variant)  # the server reads `POST /matches` the same way
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
