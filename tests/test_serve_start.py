@@ -58,4 +58,9 @@ def test_serve_says_when_redis_does_not_answer_and_how_it_retries() -> None:
         assert not records[-1]["url"].endswith(":0"), "the port actually bound is named"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(30)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("serve did not stop on SIGINT") from None
