@@ -15,7 +15,6 @@ writers can never fork a log; a command key lands at most once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -210,8 +209,9 @@ class MemoryStore:
             wake: asyncio.Future[str] = loop.create_future()
             self._waiting.add(wake)
             try:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(wake), left)
+                # Not wait_for: on Python 3.11 it swallows a cancellation that comes as
+                # the future is woken, and a follower cancelled then never stopped.
+                await asyncio.wait({wake}, timeout=left)
             finally:
                 self._waiting.discard(wake)
             if wake.done() and wake.result() == "unblocked":
