@@ -7,7 +7,6 @@ import contextlib
 import html
 import logging
 import re
-import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
@@ -26,8 +25,17 @@ from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, UnknownGame, resolve_game
 from server import logs
 from server.config import Settings
-from server.hub import Busy, Hub, MatchRunner, SendQueue, Subscriber, UnknownMatch, token_digest
+from server.hub import (
+    Busy,
+    Hub,
+    MatchRunner,
+    SendQueue,
+    Subscriber,
+    UnknownMatch,
+    token_digest,
+)
 from server.ids import new_seat_token
+from server.limits import CLOSE_TOO_MANY_CONNECTIONS, Lease
 from server.messages import (
     Ack,
     Command,
@@ -262,6 +270,14 @@ async def schema(request: Request) -> JSONResponse:
 
 
 async def create_match(request: Request) -> JSONResponse:
+    refused = _hub(request).limits.may_create(
+        request.client.host if request.client else None, request.headers.get("authorization")
+    )
+    if refused is not None:  # server/limits.py: an address's limit, or the API key
+        log.info("create_refused", code=refused.code, address=request.client and request.client.host)
+        response = http_error(refused.status, refused.code, refused.message)
+        response.headers.update(refused.headers)
+        return response
     body = await _json_body(request)
     if isinstance(body, JSONResponse):
         return body
@@ -395,30 +411,16 @@ def origin_allowed(origin: str | None, settings: Settings) -> bool:
     return re.fullmatch(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?", origin) is not None
 
 
-class Bucket:
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
 class Connection:
     def __init__(self, ws: WebSocket, hub: Hub, settings: Settings) -> None:
         self.ws = ws
         self.hub = hub
         self.settings = settings
         self.queue = SendQueue(settings.send_queue)
-        self.bucket = Bucket(settings.rate, settings.burst)
+        # Frames before the hello are charged to this connection's own bucket; after it,
+        # to the bucket of its seat or address (server/limits.py), held by `lease`.
+        self.bucket = hub.limits.connection_bucket()
+        self.lease: Lease | None = None
         self.runner: MatchRunner | None = None
         self.sub: Subscriber | None = None
         self.seat: int | None = None
@@ -436,6 +438,9 @@ class Connection:
             log.info("slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat)
             with contextlib.suppress(Exception):
                 await self.ws.close(code=CLOSE_TOO_SLOW, reason="too slow: resume from your last seq")
+        elif self.queue.close_code is not None:  # refused (too many connections)
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=self.queue.close_code, reason=self.queue.close_reason)
 
     async def run(self) -> None:
         sender = asyncio.create_task(self.sender())
@@ -446,6 +451,8 @@ class Connection:
         finally:
             if self.runner is not None and self.sub is not None:
                 self.runner.unsubscribe(self.sub)
+            if self.lease is not None:
+                self.lease.release()
             self.queue.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(sender, timeout=2)
@@ -533,11 +540,27 @@ class Connection:
             "seat": seat,
         }
         since = None if msg.since == "now" else msg.since
+        limits = self.hub.limits
+        address = self.ws.client.host if self.ws.client else None
+        lease = limits.join_address(address) if seat is None else limits.join_seat(runner.match_id, seat)
+        if lease is None:
+            n = self.settings.seat_connections
+            log.info("too_many_connections", match=runner.match_id, seat=seat)
+            self.reply(error_frame(
+                "too_many_connections", f"seat {seat} of this match holds {n} connections "
+                "already, as many as it may: close one of them first",
+            ))
+            self.queue.close(CLOSE_TOO_MANY_CONNECTIONS, "too many connections for this seat")
+            return
+        self.lease = lease  # released when the connection ends
         refused = await runner.subscribe(sub, since, welcome)
         if refused is not None:
+            lease.release()
+            self.lease = None
             self.reply(error_frame("bad_since", refused))
             return
         self.runner, self.seat, self.sub = runner, seat, sub
+        self.bucket = lease.bucket
         log.info("viewer_joined", match=runner.match_id, seat=seat, since=msg.since)
 
     async def command(self, msg: Command) -> None:

@@ -11,6 +11,11 @@ def _origins_from_env() -> tuple[str, ...]:
     return tuple(o.strip() for o in raw.split(",") if o.strip())
 
 
+def _api_keys_from_env() -> tuple[str, ...]:
+    raw = os.environ.get("DAEDALUS_API_KEYS", "")
+    return tuple(k.strip() for k in raw.split(",") if k.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = None
@@ -23,9 +28,22 @@ class Settings:
     # and are dropped. uvicorn closes the connection (1009) above `hard_frame_limit`.
     frame_limit: int = 16 * 1024
     hard_frame_limit: int = 256 * 1024
-    # Per connection: a token bucket of `rate` messages a second, `burst` deep.
+    # Websocket frames (server/limits.py): a token bucket of `rate` frames a second,
+    # `burst` deep, per connection until its hello, then shared by all the connections of
+    # one seat (a player) or of one address (spectators, auditors).
     rate: float = 20.0
     burst: int = 40
+    # How many websockets one seat may hold at once; one more is refused with the error
+    # `too_many_connections` and close code 4009. A connection cut without a close counts
+    # until the keepalive notices (about 40 s).
+    seat_connections: int = 8
+    # `POST /matches` per client address: `create_burst` at once, then `create_rate` a
+    # second. A request with a valid API key is not limited by address.
+    create_rate: float = 0.5
+    create_burst: int = 100
+    # API keys (DAEDALUS_API_KEYS, comma-separated): when any is set, `POST /matches`
+    # needs `Authorization: Bearer KEY` with one of them (several allow a rotation).
+    api_keys: tuple[str, ...] = field(default_factory=_api_keys_from_env)
     # A viewer's send queue: past this many waiting messages the reader is too slow and
     # the connection is closed with 4008 (it resumes from its last seq).
     send_queue: int = 512

@@ -32,6 +32,7 @@ from server.config import Settings
 from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
 from server.follower import Follower
 from server.ids import new_match_id
+from server.limits import Limits
 from server.storage import Store
 from server.store import UNAVAILABLE
 from server.streams import Streams
@@ -55,6 +56,8 @@ class SendQueue:
         self._items: collections.deque[bytes | None] = collections.deque()
         self._ready = asyncio.Event()
         self.overflowed = asyncio.Event()
+        self.close_code: int | None = None  # see close
+        self.close_reason = ""
 
     def push(self, frame: bytes, *, bounded: bool = True) -> None:
         if self.overflowed.is_set():
@@ -68,7 +71,10 @@ class SendQueue:
         self._items.append(frame)
         self._ready.set()
 
-    def close(self) -> None:
+    def close(self, code: int | None = None, reason: str = "") -> None:
+        """No more frames; with `code`, the connection is to be closed with it."""
+        if code is not None and self.close_code is None:
+            self.close_code, self.close_reason = code, reason
         self._items.append(None)
         self._ready.set()
 
@@ -425,6 +431,7 @@ class Hub:
         self._loading: dict[str, asyncio.Future[MatchRunner]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = Follower(self)
+        self.limits = Limits(settings)  # shared rate limits (server/limits.py)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None
 
