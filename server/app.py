@@ -28,6 +28,7 @@ from server.config import Settings
 from server.hub import (
     Busy,
     Hub,
+    MatchExpired,
     MatchRunner,
     SendQueue,
     Subscriber,
@@ -319,6 +320,8 @@ async def _runner_or_404(request: Request) -> MatchRunner | JSONResponse:
         return http_error(404, "unknown_match", "no such match")
     try:
         return await _hub(request).runner(match_id)
+    except MatchExpired as exc:
+        return http_error(410, "match_expired", str(exc))
     except UnknownMatch:
         return http_error(404, "unknown_match", f"no match {match_id!r}")
 
@@ -438,7 +441,7 @@ class Connection:
             log.info("slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat)
             with contextlib.suppress(Exception):
                 await self.ws.close(code=CLOSE_TOO_SLOW, reason="too slow: resume from your last seq")
-        elif self.queue.close_code is not None:  # refused (too many connections)
+        elif self.queue.close_code is not None:  # refused, or the match expired
             with contextlib.suppress(Exception):
                 await self.ws.close(code=self.queue.close_code, reason=self.queue.close_reason)
 
@@ -517,6 +520,9 @@ class Connection:
         try:
             runner = await self.hub.runner(msg.match)
             seat = None if msg.token is None else await runner.seat_of(msg.token)
+        except MatchExpired as exc:
+            self.reply(error_frame("match_expired", str(exc)))
+            return
         except UnknownMatch:
             self.reply(error_frame("unknown_match", f"no match {msg.match!r}"))
             return

@@ -16,6 +16,23 @@ def _api_keys_from_env() -> tuple[str, ...]:
     return tuple(k.strip() for k in raw.split(",") if k.strip())
 
 
+def _seconds_from_env(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be more than 0 seconds, not {raw!r}")
+    return value
+
+
+def _unfilled_ttl_from_env() -> float:
+    return _seconds_from_env("DAEDALUS_UNFILLED_TTL", 3600.0)
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = None
@@ -44,6 +61,11 @@ class Settings:
     # API keys (DAEDALUS_API_KEYS, comma-separated): when any is set, `POST /matches`
     # needs `Authorization: Bearer KEY` with one of them (several allow a rotation).
     api_keys: tuple[str, ...] = field(default_factory=_api_keys_from_env)
+    # A match whose seats are not all taken this many seconds after its creation expires
+    # (DAEDALUS_UNFILLED_TTL): its keys are removed from the store, and a record of why
+    # is kept for `expired_record_ttl` seconds (GET /matches/{id} answers 410 meanwhile).
+    unfilled_ttl: float = field(default_factory=_unfilled_ttl_from_env)
+    expired_record_ttl: float = 7 * 86400.0
     # A viewer's send queue: past this many waiting messages the reader is too slow and
     # the connection is closed with 4008 (it resumes from its last seq).
     send_queue: int = 512

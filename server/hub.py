@@ -30,6 +30,7 @@ from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
 from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
+from server.expiry import Expiry, expired_message
 from server.follower import Follower
 from server.ids import new_match_id
 from server.limits import Limits
@@ -156,11 +157,13 @@ class MatchRunner:
     def start(self) -> None:
         self._running = True
         self._arm_clock()
+        self.hub.expiry.watch(self)  # an unfilled match expires (server/expiry.py)
         if not self.current.ended:  # nothing is appended to a finished match
             self.hub.follower.add(self)
 
     async def stop(self) -> None:
         self._running = False
+        self.hub.expiry.unwatch(self)
         self.hub.follower.remove(self)
         if self._clock_timer is not None:
             self._clock_timer.cancel()
@@ -420,6 +423,17 @@ class UnknownMatch(Exception):
     pass
 
 
+class MatchExpired(UnknownMatch):
+    """The match expired (server/expiry.py); `record` says why."""
+
+    def __init__(self, match_id: str, record: dict[str, Any]) -> None:
+        super().__init__(match_id)
+        self.record = record
+
+    def __str__(self) -> str:
+        return expired_message(self.record)
+
+
 class Hub:
     """This process's match runners."""
 
@@ -432,6 +446,7 @@ class Hub:
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = Follower(self)
         self.limits = Limits(settings)  # shared rate limits (server/limits.py)
+        self.expiry = Expiry(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None
 
@@ -456,6 +471,9 @@ class Hub:
     async def _load(self, match_id: str) -> MatchRunner:
         entries = await self.store.read(match_id)
         if not entries:
+            record = await self.store.expired(match_id)
+            if record is not None:
+                raise MatchExpired(match_id, record)
             raise UnknownMatch(match_id)
         runner = MatchRunner(self, match_id, entries)
         runner.start()
@@ -513,6 +531,8 @@ class Hub:
                 if runner.current.ended:
                     await self.store.mark_over(match_id)
                     self.forget(match_id, runner)
+            except UnknownMatch:  # expired, its id left behind by a process that stopped
+                await self.store.mark_over(match_id)
             except Exception as exc:
                 log.error("resume_failed", match=match_id, error=repr(exc))
             finally:

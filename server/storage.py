@@ -15,9 +15,10 @@ writers can never fork a log; a command key lands at most once.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -44,6 +45,10 @@ class Appended:
 
 class AppendUnknown(Exception):
     """The store could not be reached to learn whether an append happened."""
+
+
+# What `Store.expire` did: expired the match, found no log, or found a newer head.
+Expired = Literal["expired", "gone", "conflict"]
 
 
 class Store(Protocol):
@@ -111,6 +116,20 @@ class Store(Protocol):
         """Drop whatever is kept in this process to read the match (not its log)."""
         ...
 
+    async def expire(
+        self, match_id: str, *, expected_head: str, record: Mapping[str, Any], keep_s: float
+    ) -> Expired:
+        """Remove the match's log and keys if its head is `expected_head` (else
+        `conflict`: something was appended since), keeping `record` (why) for `keep_s`
+        seconds instead, and take it out of `active`; `gone` if there was no log (another
+        process expired it first, or there never was one). One step: an append and an
+        expiry never both land, and of two processes expiring at once one does."""
+        ...
+
+    async def expired(self, match_id: str) -> dict[str, Any] | None:
+        """The record of an expired match while it is kept, else None."""
+        ...
+
 
 @dataclass
 class _Log:
@@ -128,6 +147,7 @@ class MemoryStore:
         self._logs: dict[str, _Log] = {}
         self._active: set[str] = set()
         self._waiting: set[asyncio.Future[str]] = set()  # follows waiting for an append
+        self._expired: dict[str, tuple[float, bytes]] = {}  # match -> (kept until, record)
 
     async def close(self) -> None:
         return None
@@ -241,3 +261,28 @@ class MemoryStore:
 
     def forget(self, match_id: str) -> None:
         return None
+
+    async def expire(
+        self, match_id: str, *, expected_head: str, record: Mapping[str, Any], keep_s: float
+    ) -> Expired:
+        log = self._logs.get(match_id)
+        if log is None:
+            self._active.discard(match_id)
+            return "gone"
+        if log.head != expected_head:
+            return "conflict"
+        del self._logs[match_id]
+        self._active.discard(match_id)
+        self._expired[match_id] = (time.monotonic() + keep_s, _encode(dict(record)))
+        return "expired"
+
+    async def expired(self, match_id: str) -> dict[str, Any] | None:
+        now = time.monotonic()
+        for m, (until, _) in list(self._expired.items()):
+            if until <= now:
+                del self._expired[m]
+        found = self._expired.get(match_id)
+        if found is None:
+            return None
+        record: dict[str, Any] = msgspec.json.decode(found[1])
+        return record

@@ -8,6 +8,8 @@ node and the script may touch them all:
     dd:{m}:head    "<seq>:<digest>" of the last entry: the append's condition.
     dd:{m}:cids    command key -> seq: a command key is appended at most once.
     dd:{m}:tokens  SHA-256 of a seat token -> seat (tokens are never stored in clear).
+    dd:{m}:expired why the match expired (JSON), kept for a while once its other keys
+                   are removed (Settings.expired_record_ttl; see `expire`).
     dd:active      the matches not yet over (a server resumes their clocks at start).
 
 An append is one script: if the command key was seen it answers `dup` with its seq; if
@@ -24,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
@@ -35,7 +37,7 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.engine import Entry
-from server.storage import FOLLOW_COUNT, Appended, AppendUnknown, head_value
+from server.storage import FOLLOW_COUNT, Appended, AppendUnknown, Expired, head_value
 
 ACTIVE = "dd:active"
 MAX_CONNECTIONS = 2**31  # per pool: in effect unbounded (Redis's maxclients is the limit)
@@ -57,6 +59,27 @@ def cids_key(m: str) -> str:
 
 def tokens_key(m: str) -> str:
     return f"dd:{{{m}}}:tokens"
+
+
+def expired_key(m: str) -> str:
+    return f"dd:{{{m}}}:expired"
+
+
+# Expire a match: remove its keys if the head is the expected one, keeping the record of
+# why. KEYS: log, head, command ids, seat tokens, expired record. ARGV: expected head,
+# the record (JSON), how long to keep it (ms).
+EXPIRE_SCRIPT = """
+local head = redis.call('GET', KEYS[2])
+if not head then
+  return 'gone'
+end
+if head ~= ARGV[1] then
+  return 'conflict'
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[3])
+return 'expired'
+"""
 
 
 # What a caller of the store sees while Redis cannot be reached (down, restarting, the
@@ -98,6 +121,7 @@ class EventStore:
         self._key_args: dict[str, tuple[bytes, bytes]] = {}
         script = resources.files("server").joinpath("append.lua").read_text()
         self._append = writes.register_script(script)
+        self._expire = writes.register_script(EXPIRE_SCRIPT)
         # Appends waiting for the next batch (see _run_script), and the batches in flight.
         self._queued: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]] = []
         self._batches: set[asyncio.Task[None]] = set()
@@ -357,3 +381,30 @@ class EventStore:
 
     def forget(self, match_id: str) -> None:
         self._key_args.pop(match_id, None)
+
+    # -- expiry ------------------------------------------------------------------------------
+
+    async def expire(
+        self, match_id: str, *, expected_head: str, record: Mapping[str, Any], keep_s: float
+    ) -> Expired:
+        keys = [
+            log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id),
+            expired_key(match_id),
+        ]
+        args: list[str | bytes] = [
+            expected_head, _encoder.encode(dict(record)), str(max(1, round(keep_s * 1000)))
+        ]
+        status = _s(await self._expire(keys=keys, args=args))
+        if status != "conflict":
+            # Not in the script: `dd:active` may live on another node of a cluster. A
+            # process that stops in between leaves the id there; resuming it finds no log
+            # and takes it out then.
+            await self.reads.srem(ACTIVE, match_id)
+        return cast(Expired, status)
+
+    async def expired(self, match_id: str) -> dict[str, Any] | None:
+        raw = await self.reads.get(expired_key(match_id))
+        if raw is None:
+            return None
+        record: dict[str, Any] = msgspec.json.decode(raw)
+        return record

@@ -186,3 +186,52 @@ async def test_concurrent_appenders_never_fork_the_log(any_store: Store) -> None
     assert len(entries) == 3
     final = engine.fold(toygame, entries)
     assert final.started
+
+
+async def test_expire_removes_a_match_and_keeps_why(any_store: Store) -> None:
+    """An expiry lands only on the head it was decided on, removes the log and its keys
+    (the match is no longer active), and keeps the record for its time."""
+    store = any_store
+    first, ms = fresh()
+    await store.create("m1", first)
+    e2, _ = join(ms, "Ann", 1100)
+    await store.append("m1", e2, expected_head=head_value(first), key="j", token_hash="h", seat=0)
+    record = {"match": "m1", "reason": "unfilled", "message": "expired"}
+    stale = await store.expire("m1", expected_head=head_value(first), record=record, keep_s=60)
+    assert stale == "conflict", "a seat taken since the head it was decided on wins"
+    assert await store.length("m1") == 2 and await store.expired("m1") is None
+    assert await store.expire("m1", expected_head=head_value(e2), record=record, keep_s=60) == "expired"
+    assert await store.read("m1") == [] and await store.length("m1") == 0
+    assert await store.seat_for_token("m1", "h") is None
+    assert await store.active() == []
+    assert await store.expired("m1") == record
+    assert await store.expire("m1", expected_head=head_value(e2), record=record, keep_s=60) == "gone"
+    assert await store.expire("never", expected_head="", record=record, keep_s=60) == "gone"
+    assert await store.expired("never") is None
+    # the key of the expired match's command was removed with it: nothing answers dup
+    again = await store.append("m1", e2, expected_head=head_value(first), key="j")
+    assert again.status == "conflict"
+    assert await store.length("m1") == 0
+
+
+async def test_of_two_expiries_at_once_one_lands(any_store: Store) -> None:
+    store = any_store
+    first, _ = fresh()
+    await store.create("m1", first)
+    results = await asyncio.gather(*(
+        store.expire("m1", expected_head=head_value(first), record={"n": i}, keep_s=60)
+        for i in range(5)
+    ))
+    assert sorted(results) == ["expired"] + ["gone"] * 4
+    winner = results.index("expired")
+    assert await store.expired("m1") == {"n": winner}
+
+
+async def test_an_expiry_record_is_kept_for_its_time(any_store: Store) -> None:
+    store = any_store
+    first, _ = fresh()
+    await store.create("m1", first)
+    assert await store.expire("m1", expected_head=head_value(first), record={"r": 1}, keep_s=0.05) == "expired"
+    assert await store.expired("m1") == {"r": 1}
+    await asyncio.sleep(0.15)
+    assert await store.expired("m1") is None
