@@ -394,3 +394,10 @@ async def test_a_replayed_rejection_says_duplicate(srv: EmbeddedServer) -> None:
     again = await c.answer(cmd)
     assert again == {**first, "duplicate": True}
     await c.ws.close()
+
+
+def test_the_documented_connection_cap_per_seat_is_the_servers() -> None:
+    text = (DOCS / "protocol.md").read_text()
+    found = re.search(r"A seat may hold at most (\d+) websockets at once", text)
+    assert found, "docs/protocol.md says how many websockets a seat may hold"
+    assert int(found.group(1)) == Settings().seat_connections
