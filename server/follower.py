@@ -58,9 +58,9 @@ class Follower:
         self.paused[runner.match_id] = asyncio.get_running_loop().time() + seconds
 
     def resume(self, runner: MatchRunner) -> None:
-        """Follow a paused match again now."""
-        if self.paused.pop(runner.match_id, None) is not None:
-            self._added.set()
+        """Follow a paused match again now (a blocked read ends, as for a new match)."""
+        if self.paused.pop(runner.match_id, None) is not None and self.runners.get(runner.match_id) is runner:
+            self.add(runner)
 
     async def stop(self) -> None:
         if self._task is not None:
