@@ -45,7 +45,7 @@ def serve(
     when the process ends.
 
     The port is bound first: one it cannot have is one error line (`bind_failed`) and
-    status 1. `listening` is logged once the port is bound. A Redis that does not answer
+    status 1. `listening` is logged once the server serves on it. A Redis that does not answer
     at start is said (`redis_unreachable`, and how the server goes on); the server serves
     anyway."""
     logs.configure(os.environ.get("DAEDALUS_LOG_LEVEL", "info"))
@@ -81,10 +81,11 @@ def serve(
             "store", kind="fakeredis",
             message="no REDIS_URL given: using an in-process fakeredis; matches end with this process",
         )
-    log.info("listening", url=f"http://{host}:{port}", websocket=f"ws://{host}:{port}/ws")
     config = _uvicorn_config(create_app(settings), host, port, settings)
     _tune_gc()
-    _Server(config, stuck_after=3 * settings.shutdown_grace + 5).run(sockets=[sock])
+    server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
+    server.listening = {"url": f"http://{host}:{port}", "websocket": f"ws://{host}:{port}/ws"}
+    server.run(sockets=[sock])
     return 0
 
 
@@ -129,6 +130,14 @@ class _Server(uvicorn.Server):
         super().__init__(config)
         self._deadline: threading.Timer | None = None
         self._limit = stuck_after
+        self.listening: dict[str, str] = {}  # logged as `listening` once serving
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's start-up; then `listening`: the port is bound, the app started, and
+        a signal from now on stops the server gracefully."""
+        await super().startup(sockets=sockets)
+        if self.started:
+            logs.get("daedalus.server").info("listening", **self.listening)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
