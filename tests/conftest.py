@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -46,13 +47,14 @@ class RedisProcess:
     keeping its data in `directory`: it may be stopped and started again, same port,
     same data. FileNotFoundError where there is no `redis-server` on PATH."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, appendfsync: str = "always") -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             raise FileNotFoundError("redis-server")
         self.binary = binary
         self.dir = directory
         self.port = _free_port()
+        self.appendfsync = appendfsync
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -62,7 +64,7 @@ class RedisProcess:
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", self.dir],
+             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", self.dir],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         if not wait_for_port(self.port):
@@ -71,6 +73,13 @@ class RedisProcess:
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def kill(self) -> None:
+        """Stop it as a crash would (SIGKILL): whatever it had not written is lost."""
+        if self.proc is not None:
+            self.proc.kill()
             self.proc.wait(timeout=10)
             self.proc = None
 
@@ -99,6 +108,18 @@ class RedisServer:
     def stop(self) -> None:
         if self.process is not None:
             self.process.stop()
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server of the test's own (AOF, fsync always), to stop and start again."""
+    try:
+        r = RedisProcess(str(tmp_path))
+        r.start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        without_real_redis(exc)
+    yield r
+    r.stop()
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
-import pytest
 
 from clients.client import DaedalusHttp, MatchConnection
 from domain import engine
@@ -15,22 +12,10 @@ from server.config import Settings
 from server.main import EmbeddedServer
 from server.store import EventStore
 from tests import toygame
-from tests.conftest import RedisProcess, without_real_redis
+from tests.conftest import RedisProcess
 from tests.wsutil import Raw, new_match
 
 toygame.install()
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[RedisProcess]:
-    """A redis-server of this test's own, to stop and start again mid-match."""
-    try:
-        r = RedisProcess(str(tmp_path))
-        r.start()
-    except (FileNotFoundError, RuntimeError) as exc:
-        without_real_redis(exc)
-    yield r
-    r.stop()
 
 
 async def test_a_redis_outage_mid_match_loses_nothing(private_redis: RedisProcess) -> None:

@@ -14,7 +14,6 @@ import contextlib
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from server.main import EmbeddedServer
 from server.storage import MemoryStore, head_value
 from server.store import EventStore, cids_key, head_key, log_key
 from tests import toygame
-from tests.conftest import RedisProcess, wait_for_port, without_real_redis
+from tests.conftest import RedisProcess, without_real_redis
 from tests.wsutil import new_match
 
 toygame.install()
@@ -176,29 +175,11 @@ async def test_lost_entries_are_resynced_and_the_match_finishes() -> None:
 # --- a real redis-server, killed -----------------------------------------------------------
 
 
-class EverysecRedis(RedisProcess):
-    """A private redis-server with `appendfsync everysec`, which kill() stops with SIGKILL."""
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "everysec", "--dir", self.dir],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        if not wait_for_port(self.port):
-            raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-            self.proc = None
-
-
 @pytest.fixture
-def everysec_redis(tmp_path: Path) -> Iterator[EverysecRedis]:
+def everysec_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A private redis-server with `appendfsync everysec` (kill() stops it with SIGKILL)."""
     try:
-        r = EverysecRedis(str(tmp_path))
+        r = RedisProcess(str(tmp_path), appendfsync="everysec")
         r.start()
     except (FileNotFoundError, RuntimeError) as exc:
         without_real_redis(exc)
@@ -207,7 +188,7 @@ def everysec_redis(tmp_path: Path) -> Iterator[EverysecRedis]:
 
 
 @pytest.mark.parametrize("files", ["its own", "a lagging copy"])
-async def test_redis_killed_under_everysec_mid_match(everysec_redis: EverysecRedis, files: str) -> None:
+async def test_redis_killed_under_everysec_mid_match(everysec_redis: RedisProcess, files: str) -> None:
     """redis-server is killed (SIGKILL) mid-match, right after a burst of appends, and
     started again on its own files, or on a copy of them taken half a second earlier (as
     a failover to a lagging replica: acknowledged entries are lost for certain). Two
@@ -342,17 +323,6 @@ async def test_daedalus_play_says_a_resync_and_draws_the_board_the_log_has(
     assert [b["game_state"]["totals"] for b in boards] == [[0, 0], [3, 0], [0, 0], [2, 0], [2, 3]]
     assert "[9, 9]" not in out, "the match ended with the resync: nothing more is read"
     assert any("went back to its log" in line for line in session.history)
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[RedisProcess]:
-    try:
-        r = RedisProcess(str(tmp_path))
-        r.start()
-    except (FileNotFoundError, RuntimeError) as exc:
-        without_real_redis(exc)
-    yield r
-    r.stop()
 
 
 async def lose_from_redis(store: EventStore, match: str, count: int) -> list[Entry]:

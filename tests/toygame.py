@@ -7,7 +7,7 @@ deadline passes to the other seat.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -21,7 +21,7 @@ from projections.contract import Viewer
 name = "toy"
 title = "Toy race"
 rules_version = "toy-1"
-variants = (VariantInfo("plain", "Plain", "first to the secret target"),)
+variants: Sequence[VariantInfo] = (VariantInfo("plain", "Plain", "first to the secret target"),)
 default_variant = "plain"
 
 
