@@ -154,7 +154,9 @@ def _hub(request: Request) -> Hub:
     return hub
 
 
-async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
+async def _json_body(request: Request, fields: tuple[str, ...]) -> dict[str, Any] | JSONResponse:
+    """The request's JSON object, whose keys must be among `fields` (as in every message,
+    an unknown field is refused, not ignored); or the error response."""
     raw = await request.body()
     if len(raw) > 64 * 1024:
         client_error("too_large", path=request.url.path, size=len(raw))
@@ -167,6 +169,14 @@ async def _json_body(request: Request) -> dict[str, Any] | JSONResponse:
     if not isinstance(body, dict):
         client_error("bad_request", path=request.url.path)
         return http_error(400, "bad_request", "the body must be a JSON object")
+    unknown = sorted(str(k) for k in body if k not in fields)
+    if unknown:
+        client_error("bad_request", path=request.url.path, unknown=unknown)
+        return http_error(
+            400, "bad_request",
+            f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+            f"(the fields: {', '.join(fields)})",
+        )
     return body
 
 
@@ -279,7 +289,7 @@ async def create_match(request: Request) -> JSONResponse:
         response = http_error(refused.status, refused.code, refused.message)
         response.headers.update(refused.headers)
         return response
-    body = await _json_body(request)
+    body = await _json_body(request, ("game", "variant", "options"))
     if isinstance(body, JSONResponse):
         return body
     game = body.get("game")
@@ -330,7 +340,7 @@ async def claim_seat(request: Request) -> JSONResponse:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
         return runner
-    body = await _json_body(request)
+    body = await _json_body(request, ("name", "seat", "token"))
     if isinstance(body, JSONResponse):
         return body
     token = body.get("token")

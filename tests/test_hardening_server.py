@@ -268,3 +268,23 @@ async def test_a_client_that_stops_reading_is_closed_with_4008_after_what_was_se
         welcome = await again.hello(m, since=seqs[-1])
         assert welcome["type"] == "welcome" and welcome["seq"] >= seqs[-1]
         await again.close()
+
+
+async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(
+    srv: EmbeddedServer,
+) -> None:
+    """Failed before: a misspelt field (`varient`) was ignored and the match created with
+    the default variant, the way a misspelt seat (`sit`) claimed the first free one."""
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        r = await http.post("/matches", json={"game": "five-card-trick", "varient": "final"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+        assert "'varient'" in r.json()["error"]["message"]
+        assert "game, variant, options" in r.json()["error"]["message"]
+        m = (await http.post("/matches", json={"game": "toy"})).json()["match"]
+        r = await http.post(f"/matches/{m}/seats", json={"name": "Ann", "sit": 1})
+        assert r.status_code == 400 and "'sit'" in r.json()["error"]["message"]
+        assert (await http.get(f"/matches/{m}")).json()["seats"] == [
+            {"seat": 0, "name": None}, {"seat": 1, "name": None},
+        ]
+        r = await http.post(f"/matches/{m}/seats", json={"name": "Ann", "seat": 1})
+        assert r.status_code == 201 and r.json()["seat"] == 1, r.text
