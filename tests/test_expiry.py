@@ -141,16 +141,14 @@ async def test_a_seat_taken_in_time_keeps_the_match(hubs: Callable[..., Hub]) ->
     assert await hub.store.expired(runner.match_id) is None
 
 
-def shared_by_processes(hubs: Callable[..., Hub]) -> None:
-    """A MemoryStore is one process's: several processes share only a Redis."""
-    if isinstance(hubs().store, MemoryStore):
-        pytest.skip("a MemoryStore is never shared between processes")
+# A MemoryStore is one process's: several processes share only a Redis.
+shared_by_processes = pytest.mark.parametrize("stores", ["fakeredis", "redis"], indirect=True)
 
 
+@shared_by_processes
 async def test_several_processes_expire_a_match_once(hubs: Callable[..., Hub]) -> None:
     """Every process following the match tries at the same moment; one expires it, the
     others find it gone, and each lets go of its runner."""
-    shared_by_processes(hubs)
     processes = [hubs(ttl=0.4) for _ in range(3)]
     match_id = (await processes[0].create_match("toy", None, {})).match_id
     runners = [await hub.runner(match_id) for hub in processes]
@@ -163,10 +161,10 @@ async def test_several_processes_expire_a_match_once(hubs: Callable[..., Hub]) -
     assert record is not None and record["match"] == match_id
 
 
+@shared_by_processes
 async def test_a_seat_taken_elsewhere_wins_over_a_stale_expiry(hubs: Callable[..., Hub]) -> None:
     """A process that has not folded the last seat yet tries to expire the match: the
     store refuses (its head moved), and once folded the match is seen started."""
-    shared_by_processes(hubs)
     a, b = hubs(ttl=3600), hubs(ttl=3600)
     match_id = (await a.create_match("toy", None, {})).match_id
     ra, rb = await a.runner(match_id), await b.runner(match_id)
