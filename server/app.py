@@ -364,6 +364,8 @@ async def claim_seat(request: Request) -> JSONResponse:
         )
     except Busy as exc:
         return http_error(503, "busy", str(exc))
+    except MatchExpired as exc:  # another process expired it as this claim came
+        return http_error(410, "match_expired", str(exc))
     assert done is not None
     if done.outcome.rejection is not None:
         held = await runner.seat_of(token)  # the same claim, sent twice at once, landed

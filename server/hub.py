@@ -109,6 +109,8 @@ class MatchRunner:
         self.hosted: Hosted = self.core.hosted
         self.lock = asyncio.Lock()
         self.tokens: dict[str, int] = {}
+        # The record of the match's expiry, once another process expired it (see _resync_locked).
+        self.expired: dict[str, Any] | None = None
         # The clock: a timer armed for the next deadline (re-armed when it moves), and the
         # tick being appended, if any.
         self._running = False
@@ -214,6 +216,12 @@ class MatchRunner:
         frame, MatchCore.resync); the loss is logged once, as an error naming the
         entries lost. False if the log holds every entry folded here."""
         items = await self.store.read(self.match_id)
+        if not items:
+            record = await self.store.expired(self.match_id)
+            if record is not None:  # not a loss: another process expired the match first
+                self.expired = record
+                self.hub.spawn(self.hub.expiry.expire(self))
+                return True
         try:
             resynced = self.core.resync(items)
         except (IntegrityError, ValueError) as exc:
@@ -336,6 +344,8 @@ class MatchRunner:
                     self._deliver(folded)
                     return done
                 await self._catch_up_locked(conflict=result.status == "conflict")
+                if self.expired is not None:
+                    raise MatchExpired(self.match_id, self.expired)
                 if result.status == "dup":
                     assert result.seq is not None
                     found = self.core.duplicate(result.seq)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 import fakeredis
 import httpx
 import pytest
+import structlog.testing
 import websockets
 
 from projections.contract import Viewer
@@ -247,3 +248,23 @@ def test_the_time_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setenv("DAEDALUS_UNFILLED_TTL", bad)
         with pytest.raises(ValueError, match="DAEDALUS_UNFILLED_TTL"):
             Settings()
+
+
+@shared_by_processes
+async def test_a_claim_in_a_process_that_has_not_expired_the_match_yet_is_told_it_expired(
+    hubs: Callable[..., Hub],
+) -> None:
+    """Another process expired the match: a seat claim here finds the log gone. That is
+    no loss of entries (no resync, nothing logged as an error): the claim is told the
+    match expired, and this process lets go of it too. Failed before: the claim found the
+    log empty, logged the match's entries as lost and the log as broken, and was busy."""
+    a, b = hubs(ttl=3600), hubs(ttl=3600)
+    match_id = (await a.create_match("toy", None, {})).match_id
+    ra, rb = await a.runner(match_id), await b.runner(match_id)
+    with structlog.testing.capture_logs() as logs:
+        assert await a.expiry.expire(ra)
+        with pytest.raises(MatchExpired) as info:
+            await take_seat(rb, "Ann")
+        assert "expired" in str(info.value)
+        await until(lambda: match_id not in b.runners)
+    assert not [e for e in logs if e["log_level"] == "error"], logs
