@@ -151,12 +151,19 @@ class Redis:
         self.proc = None
 
 
+API_KEY = "bench-load-key"
+AUTH = {"Authorization": f"Bearer {API_KEY}"}
+
+
 class Server:
     def __init__(self, redis_url: str, workdir: str, name: str, log_level: str | None) -> None:
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{name}.log")
         env = dict(os.environ)
         env.pop("REDIS_URL", None)
+        # Its clients create K matches from one address at once: with an API key they are
+        # not held to the per-address creation limit (server/limits.py).
+        env["DAEDALUS_API_KEYS"] = API_KEY
         if log_level:
             env["DAEDALUS_LOG_LEVEL"] = log_level
         with open(self.log_path, "wb") as log:
@@ -635,7 +642,7 @@ class Worker:
                 if self.t_measure <= time.monotonic() < self.t_end:
                     self.stats.started += 1
 
-        async with httpx.AsyncClient(base_url=cfg.url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=cfg.url, timeout=60, headers=AUTH) as http:
             matches = await asyncio.gather(*(setup(KtsMatch(self, i, 0)) for i in range(cfg.matches)))
             self.stats.setup_s = time.monotonic() - t0
             loop = asyncio.get_running_loop()
@@ -675,7 +682,7 @@ class Worker:
             async with limit:
                 await m.setup(http, ws_url)
 
-        async with httpx.AsyncClient(base_url=cfg.url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=cfg.url, timeout=60, headers=AUTH) as http:
             await asyncio.gather(*(setup(m) for m in matches))
         self.stats.setup_s = time.monotonic() - t0
         loop = asyncio.get_running_loop()
