@@ -8,21 +8,8 @@ from typing import Any
 
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from domain import engine
 from server.store import EventStore, head_value, log_key, tokens_key
-from tests import toygame
-
-
-def fresh(match_id: str = "m1") -> tuple[engine.Entry, engine.MatchState]:
-    first = engine.create_entry(
-        toygame, match_id=match_id, variant=None, options={}, seed=b"s" * 32, ts=1000
-    )
-    return first, engine.open_match(toygame, first)
-
-
-def join(ms: engine.MatchState, name: str, ts: int) -> tuple[engine.Entry, engine.MatchState]:
-    entry, ms, _ = engine.propose(ms, kind="join", seat=None, cid=None, body={"name": name}, ts=ts)
-    return entry, ms
+from tests.test_store_contract import fresh, join
 
 
 async def test_keys_share_the_match_hash_tag(store: EventStore) -> None:
