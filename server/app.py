@@ -245,8 +245,12 @@ async def health(request: Request) -> JSONResponse:
     """Whether Redis answers; `resuming`: unfinished matches this process has still to
     follow again after its start."""
     hub = _hub(request)
+    wait = hub.settings.health_timeout
     try:
-        ok = await hub.store.ping()
+        ok = await asyncio.wait_for(hub.store.ping(), wait)
+    except TimeoutError:
+        error = f"the store did not answer a ping within {wait:g} s"
+        return JSONResponse({"ok": False, "error": error}, status_code=503)
     except Exception as exc:
         return JSONResponse({"ok": False, "error": repr(exc)}, status_code=503)
     return JSONResponse({"ok": ok, "resuming": hub.to_resume})

@@ -70,6 +70,9 @@ class Settings:
     # the connection is closed with 4008 (it resumes from its last seq).
     send_queue: int = 512
     hello_timeout: float = 10.0
+    # `GET /health` answers within this many seconds: 503 when the store has not answered
+    # its ping by then (a stalled Redis must not stall the health check).
+    health_timeout: float = 1.0
     tail_block_ms: int = 2000
     # On shutdown (SIGTERM, Ctrl-C): open connections are told to go (websockets get
     # close code 1012, "service restart") and get this many seconds to end before their

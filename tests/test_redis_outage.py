@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 
 import httpx
 
@@ -108,3 +111,31 @@ async def test_a_seat_claimed_while_redis_restarts_is_claimed_once(
         a = await Raw.open(srv.ws_url)
         assert (await a.hello(match, claimed["token"]))["seat"] == claimed["seat"] == 0
         await a.close()
+
+
+async def test_health_answers_in_bounded_time_while_redis_is_stalled(
+    private_redis: RedisProcess,
+) -> None:
+    """A Redis that stops answering (SIGSTOP, as a stall or a long fork) must not stall the
+    health check: it answers 503 within its timeout, saying why, and 200 once Redis is
+    back. Failed before: no answer at all while Redis was stopped."""
+    assert private_redis.proc is not None
+    pid = private_redis.proc.pid
+    settings = Settings(redis_url=private_redis.url, health_timeout=0.5)
+    async with EmbeddedServer(settings) as srv, httpx.AsyncClient(base_url=srv.url, timeout=5) as http:
+        assert (await http.get("/health")).status_code == 200
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            r = await http.get("/health")
+            took = time.monotonic() - started
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert r.status_code == 503 and took < 2.0, (r.status_code, took)
+        assert r.json() == {"ok": False, "error": "the store did not answer a ping within 0.5 s"}
+        for _ in range(50):
+            r = await http.get("/health")
+            if r.status_code == 200:
+                break
+            await asyncio.sleep(0.1)
+        assert r.status_code == 200 and r.json()["ok"] is True
