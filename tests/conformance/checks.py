@@ -540,8 +540,7 @@ def _must_configure(
         raise fail(hosted, variant, f"options inside the schema ({what}) are refused: {options!r}: {exc}") from None
     except Exception as exc:
         raise fail(hosted, variant, f"options {options!r} ({what}) make configure raise {exc!r}") from exc
-    public = getattr(rules, "public_options", None)
-    recorded = to_builtins(public(configured) if public is not None else configured)
+    recorded = to_builtins(rules.public_options(configured))  # as the create entry records them
     try:
         rules.configure(variant, recorded)
     except OptionsError as exc:
