@@ -1,5 +1,5 @@
 """Helpers for the Keys to Success / Gatekeeping tests: a match driven through the engine,
-and the update frames a viewer receives, built exactly as server/hub.py does."""
+and the update frames a viewer receives, built exactly as the server does (server/core.py, server/streams.py)."""
 
 from __future__ import annotations
 
