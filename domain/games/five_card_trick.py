@@ -432,8 +432,11 @@ def start(state: State, now: int) -> tuple[Event, ...]:
 # --- restrictions ----------------------------------------------------------------------
 
 
+_RANK: Mapping[str, int] = {a: i for i, a in enumerate(ACTIONS)}
+
+
 def _order(actions: Sequence[str]) -> tuple[str, ...]:
-    return tuple(sorted(actions, key=ACTIONS.index))
+    return tuple(sorted(actions, key=_RANK.__getitem__))
 
 
 def _distinct(actions: Sequence[str]) -> tuple[str, ...]:
@@ -442,11 +445,7 @@ def _distinct(actions: Sequence[str]) -> tuple[str, ...]:
 
 def _pairs(cards: Sequence[str]) -> list[tuple[str, str]]:
     """Every selection of 2 of the cards (as ordered pairs of names)."""
-    out: list[tuple[str, str]] = []
-    for x, y in combinations(_order(cards), 2):
-        if (x, y) not in out:
-            out.append((x, y))
-    return out
+    return list(dict.fromkeys(combinations(_order(cards), 2)))
 
 
 def disregards(seat: SeatState, sub: Submission, variant: str) -> tuple[tuple[str, str], ...]:
@@ -652,9 +651,12 @@ def _action_names(variant: str) -> dict[str, str]:
     return names
 
 
+_ACTION_NAMES: Mapping[str, Mapping[str, str]] = {v: _action_names(v) for v in TERMS}
+
+
 def parse_action(variant: str, text: str) -> str | None:
     """A canonical action name from a canonical or displayed name (any case)."""
-    return _action_names(variant).get(text.strip().lower())
+    return _ACTION_NAMES[variant].get(text.strip().lower())
 
 
 def parse_item(text: str) -> str | None:
