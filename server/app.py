@@ -712,7 +712,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         the_store: Store | None = store
         if the_store is None:
             the_store = (
-                EventStore.from_url(settings.redis_url)
+                EventStore.from_url(
+                    settings.redis_url, timeout=settings.redis_timeout,
+                    max_connections=settings.redis_max_connections,
+                    idle_timeout=settings.redis_idle_timeout,
+                )
                 if settings.redis_url
                 else EventStore.embedded()
             )

@@ -41,6 +41,19 @@ class Settings:
     # from localhost or 127.0.0.1 (any port) are accepted unless `strict_origins`.
     allowed_origins: tuple[str, ...] = field(default_factory=_origins_from_env)
     strict_origins: bool = False
+def _redis_max_connections_from_env() -> int:
+    raw = os.environ.get("DAEDALUS_REDIS_MAX_CONNECTIONS", "").strip()
+    if not raw:
+        return 32
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"DAEDALUS_REDIS_MAX_CONNECTIONS must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"DAEDALUS_REDIS_MAX_CONNECTIONS must be at least 1, not {raw!r}")
+    return value
+
+
     # The largest frame the application reads; larger ones get a `frame_too_large` error
     # and are dropped. uvicorn closes the connection (1009) above `hard_frame_limit`.
     frame_limit: int = 16 * 1024
@@ -79,3 +92,13 @@ class Settings:
     # handlers are cancelled; the match runners then get as long again to stop. Nothing
     # accepted is lost either way: an acknowledged command is in Redis already.
     shutdown_grace: float = 5.0
+    # Redis (server/store.py). `redis_timeout`: how long a command waits for Redis's answer
+    # before its outcome counts as unknown (seconds; redis-py's own default). Each of the
+    # store's two connection pools (reads, appends) holds at most `redis_max_connections`
+    # connections (DAEDALUS_REDIS_MAX_CONNECTIONS); a request finding them all in use
+    # waits up to `redis_timeout` for one, then answers store_unavailable. A connection
+    # unused for `redis_idle_timeout` seconds is closed, so a burst or an outage does not
+    # leave its peak of connections open.
+    redis_timeout: float = 5.0
+    redis_max_connections: int = field(default_factory=_redis_max_connections_from_env)
+    redis_idle_timeout: float = 30.0

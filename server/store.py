@@ -19,17 +19,23 @@ is new and decide again); otherwise it adds the entry, moves the head and record
 Appends go through a client with retries turned off: a write that times out has an
 unknown outcome and is reconciled by reading the command key and the head, never by
 sending it blindly again.
+
+Connections: reads and appends each have a bounded pool (`_Pool`: a request that finds
+every connection in use waits for one, up to the command timeout), whose connections
+unused for a while are closed; `follow` blocks on a connection of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection, BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -40,7 +46,6 @@ from domain.engine import Entry
 from server.storage import FOLLOW_COUNT, Appended, AppendUnknown, Expired, head_value
 
 ACTIVE = "dd:active"
-MAX_CONNECTIONS = 2**31  # per pool: in effect unbounded (Redis's maxclients is the limit)
 _entry_decoder = msgspec.json.Decoder(Entry)
 _encoder = msgspec.json.Encoder()
 
@@ -98,6 +103,69 @@ def _s(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+class _Pool(BlockingConnectionPool):
+    """redis-py's blocking pool (at most `max_connections`; a request finding them all in
+    use waits up to `timeout` seconds for one, then gets ConnectionError "No connection
+    available"), whose connections unused for `idle_timeout` seconds are closed.
+
+    redis-py keeps every connection it ever opened until the pool is closed, so a burst
+    or an outage (each stalled command holds a connection until it times out) would
+    leave its peak open. Here a connection put back is stamped with the time; a timer
+    closes those left unused for `idle_timeout` (the least recently used first: the
+    pool hands out the most recently put back)."""
+
+    def __init__(self, *, idle_timeout: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.idle_timeout = idle_timeout
+        self._idle_since: dict[AbstractConnection, float] = {}
+        self._trimming: asyncio.TimerHandle | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+
+    async def release(self, connection: AbstractConnection) -> None:
+        self._idle_since[connection] = asyncio.get_running_loop().time()
+        await super().release(connection)
+        if self._trimming is None:
+            self._trim_later(self.idle_timeout)
+
+    def _trim_later(self, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._trimming = loop.call_later(max(0.01, delay), self._trim)
+
+    def _trim(self) -> None:
+        """Close the connections unused for `idle_timeout`; look again when the next
+        one will have been."""
+        self._trimming = None
+        now = asyncio.get_running_loop().time()
+        keep: list[AbstractConnection] = []
+        for conn in self._available_connections:
+            since = self._idle_since.get(conn, now)
+            if now - since < self.idle_timeout:
+                keep.append(conn)
+                continue
+            self._idle_since.pop(conn, None)
+            task = asyncio.ensure_future(conn.disconnect(nowait=True))
+            self._closing.add(task)
+            task.add_done_callback(self._closed)
+        self._available_connections[:] = keep  # no longer the pool's: not handed out again
+        if keep:
+            oldest = min(self._idle_since.get(c, now) for c in keep)
+            self._trim_later(oldest + self.idle_timeout - now)
+
+    def _closed(self, task: asyncio.Task[None]) -> None:
+        self._closing.discard(task)
+        if not task.cancelled():
+            task.exception()  # a connection that fails to close is gone all the same
+
+    async def disconnect(self, inuse_connections: bool = True) -> None:
+        if self._trimming is not None:
+            self._trimming.cancel()
+            self._trimming = None
+        await super().disconnect(inuse_connections)
+        for task in list(self._closing):
+            with contextlib.suppress(Exception):
+                await task
+
+
 class EventStore:
     """A server.storage.Store on Redis (a redis-server, or fakeredis in-process)."""
 
@@ -129,19 +197,28 @@ class EventStore:
     # -- construction ------------------------------------------------------------------
 
     @classmethod
-    def from_url(cls, url: str) -> EventStore:
-        # Every followed match holds a read connection in its blocking XREAD and every
-        # match with an append in flight holds a write connection, so the pools must not
-        # stop at redis-py's default of 100 (beyond it: MaxConnectionsError).
-        reads = aioredis.Redis.from_url(
-            url,
-            retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-            health_check_interval=30,
-            max_connections=MAX_CONNECTIONS,
-        )
-        writes = aioredis.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 0), max_connections=MAX_CONNECTIONS
-        )
+    def from_url(
+        cls,
+        url: str,
+        *,
+        timeout: float = 5.0,
+        max_connections: int = 32,
+        idle_timeout: float = 30.0,
+    ) -> EventStore:
+        """The store on the Redis at `url`. `timeout`: how long a command waits for its
+        answer (and for a free connection); reads and appends each have a pool of at most
+        `max_connections`, whose connections unused for `idle_timeout` seconds are closed
+        (server.config.Settings: redis_timeout, redis_max_connections, redis_idle_timeout).
+        Appends are batched into pipelines and `follow` has a connection of its own, so
+        a pool is rarely more than a few connections busy."""
+        def pool(retry: Retry, **kwargs: Any) -> aioredis.Redis:
+            return aioredis.Redis.from_pool(_Pool.from_url(
+                url, max_connections=max_connections, timeout=timeout,
+                idle_timeout=idle_timeout, socket_timeout=timeout, retry=retry, **kwargs,
+            ))
+
+        reads = pool(Retry(ExponentialBackoff(cap=1.0, base=0.05), 3), health_check_interval=30)
+        writes = pool(Retry(NoBackoff(), 0))
         follows = aioredis.Redis.from_url(
             url, retry=Retry(NoBackoff(), 0), single_connection_client=True
         )

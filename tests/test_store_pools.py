@@ -1,0 +1,129 @@
+"""The Redis store's connections (server/store.py): each pool is bounded, and connections
+left unused are closed, so neither a burst nor a stalled Redis leaves its peak open."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import redis.asyncio as aioredis
+
+from server.config import Settings
+from server.main import EmbeddedServer
+from server.storage import AppendUnknown, head_value
+from server.store import UNAVAILABLE, EventStore
+from tests.conftest import RedisProcess
+from tests.test_store_contract import fresh, join
+
+BOUND = 4
+IDLE = 0.3
+
+
+async def open_clients(monitor: aioredis.Redis) -> int:
+    """The connections Redis has open, the monitor's own left out."""
+    return len(await monitor.client_list()) - 1
+
+
+async def burst(store: EventStore, n: int, tag: str) -> list[object]:
+    """n matches created, joined and read at once, each step taken in its own turn."""
+
+    async def one(i: int) -> object:
+        match_id = f"{tag}{i}"
+        first, ms = fresh(match_id)
+        await asyncio.sleep(0.001 * (i % 20))
+        assert await store.create(match_id, first)
+        entry, _ = join(ms, "Ann", 1100)
+        res = await store.append(match_id, entry, expected_head=head_value(first), key="j")
+        await asyncio.gather(store.read(match_id), store.length(match_id), store.seat_for_token(match_id, "h"))
+        return res.status
+
+    return list(await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True))
+
+
+async def test_a_burst_stays_under_the_bound_and_its_connections_are_closed_after(
+    private_redis: RedisProcess,
+) -> None:
+    """With redis-py's pools as they were (unbounded, nothing closed), 300 matches at once
+    left about 300 connections open for good."""
+    store = EventStore.from_url(private_redis.url, max_connections=BOUND, idle_timeout=IDLE)
+    monitor = aioredis.Redis.from_url(private_redis.url)
+    peak = 0
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, await open_clients(monitor))
+            await asyncio.sleep(0.002)
+
+    try:
+        sampler = asyncio.create_task(sample())
+        results = await burst(store, 300, "b")
+        done.set()
+        await sampler
+        assert results == ["ok"] * 300, [r for r in results if r != "ok"][:3]
+        assert 2 <= peak <= 2 * BOUND, peak  # reads and appends: one pool each
+        await asyncio.sleep(IDLE * 3)
+        assert await open_clients(monitor) == 0, "every connection unused since was closed"
+        # and the store goes on: connections are opened again as needed
+        assert await store.length("b7") == 2
+    finally:
+        await store.close()
+        await monitor.aclose()
+
+
+async def test_connections_opened_during_a_stall_are_closed_after_it(
+    private_redis: RedisProcess,
+) -> None:
+    """A stalled Redis (SIGSTOP): every command waits for its timeout holding its
+    connection, and the pool lends at most its bound; once Redis answers again and the
+    work is done, the connections go."""
+    assert private_redis.proc is not None
+    pid = private_redis.proc.pid
+    store = EventStore.from_url(
+        private_redis.url, max_connections=BOUND, idle_timeout=IDLE, timeout=0.5
+    )
+    monitor = aioredis.Redis.from_url(private_redis.url)
+    try:
+        first, ms = fresh("s")
+        assert await store.create("s", first)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            stalled = asyncio.gather(*(stall_step(store, i) for i in range(40)), return_exceptions=True)
+            await asyncio.sleep(0.8)
+            assert len(store.writes.connection_pool._in_use_connections) <= BOUND
+            assert len(store.reads.connection_pool._in_use_connections) <= BOUND
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        outcomes = await stalled
+        unexpected = [o for o in outcomes if isinstance(o, BaseException) and not isinstance(o, UNAVAILABLE)]
+        assert not unexpected, unexpected[:3]
+        await asyncio.sleep(IDLE * 3)
+        assert await open_clients(monitor) == 0
+    finally:
+        await store.close()
+        await monitor.aclose()
+
+
+async def stall_step(store: EventStore, i: int) -> None:
+    await asyncio.sleep(0.01 * i)  # one batch of appends after another
+    first, ms = fresh(f"x{i}")
+    try:
+        await store.create(f"x{i}", first)
+    except AppendUnknown:
+        pass
+    await store.length(f"x{i}")
+
+
+async def test_the_servers_settings_reach_its_store(private_redis: RedisProcess) -> None:
+    settings = Settings(
+        redis_url=private_redis.url, redis_max_connections=3, redis_idle_timeout=7.0, redis_timeout=1.5
+    )
+    async with EmbeddedServer(settings) as srv:
+        store = srv.app.state.hub.store
+        assert isinstance(store, EventStore)
+        for client in (store.reads, store.writes):
+            pool = client.connection_pool
+            assert (pool.max_connections, pool.idle_timeout, pool.timeout) == (3, 7.0, 1.5)
+            assert pool.connection_kwargs["socket_timeout"] == 1.5
