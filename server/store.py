@@ -18,7 +18,9 @@ is new and decide again); otherwise it adds the entry, moves the head and record
 
 Appends go through a client with retries turned off: a write that times out has an
 unknown outcome and is reconciled by reading the command key and the head, never by
-sending it blindly again.
+sending it blindly again. The key found holding this very entry (byte for byte, at its
+seq) means the lost write landed: that is the append's own `ok`, not a `dup`, which
+stays the answer for a key another append (an earlier command, another process) holds.
 
 Connections: reads and appends each have a bounded pool (`_Pool`: a request that finds
 every connection in use waits for one, up to the command timeout), whose connections
@@ -84,6 +86,30 @@ end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[3])
 return 'expired'
+"""
+
+
+# What became of an append whose answer was lost: read in one step, as the append script
+# writes. KEYS: log, head, command ids. ARGV: the command key, the entry's seq, the entry
+# (JSON). {'ok', stream id}: this entry is in the log at its seq, under the key (the lost
+# write landed); {'dup', seq}: the key is there for another entry; {'head', head}: the
+# key is not there.
+RECONCILE_SCRIPT = """
+local seen = redis.call('HGET', KEYS[3], ARGV[1])
+if seen then
+  if seen == ARGV[2] then
+    local back = redis.call('XLEN', KEYS[1]) - tonumber(seen) + 1
+    if back >= 1 then
+      local found = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', back)
+      local item = found[#found]
+      if item[2][2] == ARGV[3] then
+        return {'ok', item[1]}
+      end
+    end
+  end
+  return {'dup', seen}
+end
+return {'head', redis.call('GET', KEYS[2]) or ''}
 """
 
 
@@ -190,6 +216,7 @@ class EventStore:
         script = resources.files("server").joinpath("append.lua").read_text()
         self._append = writes.register_script(script)
         self._expire = writes.register_script(EXPIRE_SCRIPT)
+        self._find = reads.register_script(RECONCILE_SCRIPT)
         # Appends waiting for the next batch (see _run_script), and the batches in flight.
         self._queued: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]] = []
         self._batches: set[asyncio.Task[None]] = set()
@@ -266,22 +293,26 @@ class EventStore:
 
         On a timeout or lost connection the outcome is unknown: read the key and the
         head to learn it; only if the head still stands is the append tried again (it
-        is conditional, so it cannot land twice)."""
+        is conditional, so it cannot land twice). Found landed, it is this append's `ok`
+        (with its stream id); a `dup` after such a try is looked into the same way."""
+        encoded = _encoder.encode(entry)
         args: list[str | bytes] = [
             expected_head,
             head_value(entry),
             key,
-            _encoder.encode(entry),
+            encoded,
             str(entry.seq),
             token_hash or "",
             "" if seat is None else str(seat),
         ]
         keys = [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)]
+        uncertain = False  # whether a try of this call may have landed unheard
         for attempt in range(attempts):
             try:
                 status, value = await self._run_script(keys, args)
             except (RedisTimeoutError, RedisConnectionError, OSError):
-                reconciled = await self._reconcile(match_id, key, expected_head)
+                uncertain = True
+                reconciled = await self._reconcile(match_id, key, expected_head, entry.seq, encoded)
                 if reconciled is not None:
                     return reconciled
                 await asyncio.sleep(0.05 * (attempt + 1))
@@ -290,7 +321,15 @@ class EventStore:
             if status == "ok":
                 return Appended("ok", seq=entry.seq, stream_id=_s(value))
             if status == "dup":
-                return Appended("dup", seq=int(_s(value)))
+                seq = int(_s(value))
+                if uncertain and seq == entry.seq:
+                    # An earlier try may be what holds the key: whose entry is it?
+                    reconciled = await self._reconcile(match_id, key, expected_head, seq, encoded)
+                    if reconciled is None:
+                        await asyncio.sleep(0.05 * (attempt + 1))
+                        continue
+                    return reconciled
+                return Appended("dup", seq=seq)
             return Appended("conflict")
         raise AppendUnknown(f"match {match_id}: the store did not answer")
 
@@ -345,16 +384,25 @@ class EventStore:
             else:
                 future.set_result(reply)
 
-    async def _reconcile(self, match_id: str, key: str, expected_head: str) -> Appended | None:
-        """After an unknown outcome: what happened, or None if the append did not land."""
+    async def _reconcile(
+        self, match_id: str, key: str, expected_head: str, seq: int, encoded: bytes
+    ) -> Appended | None:
+        """After an unknown outcome: what happened (`ok`: this entry, `encoded` at `seq`,
+        landed; `dup`: the key holds another; `conflict`: the head moved on), or None if
+        it did not land, or Redis did not answer."""
         try:
-            seen = await self.reads.hget(cids_key(match_id), key)
-            if seen is not None:
-                return Appended("dup", seq=int(_s(seen)))
-            head = await self.reads.get(head_key(match_id))
+            status, value = await self._find(
+                keys=[log_key(match_id), head_key(match_id), cids_key(match_id)],
+                args=[key, str(seq), encoded],
+            )
         except (RedisTimeoutError, RedisConnectionError, OSError):
             return None
-        if (_s(head) if head is not None else "") != expected_head:
+        status, value = _s(status), _s(value)
+        if status == "ok":
+            return Appended("ok", seq=seq, stream_id=value)
+        if status == "dup":
+            return Appended("dup", seq=int(value))
+        if value != expected_head:
             return Appended("conflict")
         return None
 

@@ -139,3 +139,31 @@ async def test_health_answers_in_bounded_time_while_redis_is_stalled(
                 break
             await asyncio.sleep(0.1)
         assert r.status_code == 200 and r.json()["ok"] is True
+
+
+async def test_a_command_sent_once_is_no_duplicate_after_a_stall(private_redis: RedisProcess) -> None:
+    """Redis stalls (SIGSTOP) for longer than the server's command timeout: the append
+    times out, lands once Redis goes on, and the server learns so when it looks again.
+    That entry is the server's own append of the command, not an earlier one: the
+    sender, who sent the command once, gets an ack with `duplicate: false`, and the log
+    holds it once. Failed before: `duplicate: true`."""
+    assert private_redis.proc is not None
+    pid = private_redis.proc.pid
+    settings = Settings(redis_url=private_redis.url, redis_timeout=0.5)
+    async with EmbeddedServer(settings) as srv:
+        match, (t0, _t1) = await new_match(srv.url, "toy", {"turn_ms": 60000})
+        a = await Raw.open(srv.ws_url)
+        await a.hello(match, t0)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await a.send({"type": "command", "id": "a1", "command": {"type": "add", "n": 2}})
+            await asyncio.sleep(0.9)  # the append has timed out (0.5 s)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        reply = await a.until(lambda m: m.get("id") == "a1" and m["type"] != "update", timeout=15)
+        assert reply["type"] == "ack" and reply["duplicate"] is False, reply
+        await a.close()
+    store = EventStore.from_url(private_redis.url)
+    entries = [e for _, e in await store.read(match)]
+    await store.close()
+    assert [e.cid for e in entries if e.kind == "command"] == ["a1"]

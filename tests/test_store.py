@@ -42,8 +42,65 @@ async def test_a_lost_reply_is_reconciled_not_resent(store: EventStore) -> None:
 
     store._append = lost_reply  # type: ignore[method-assign]
     res = await store.append("m1", e2, expected_head=head_value(first), key="k")
-    assert res.status == "dup" and res.seq == 2 and calls == [1]
+    # its own entry landed: this append's `ok`, not a duplicate of an earlier one
+    assert res.status == "ok" and res.seq == 2 and calls == [1]
     assert await store.length("m1") == 2
+    assert res.stream_id == (await store.read("m1"))[1][0]
+
+
+async def test_a_lost_reply_found_by_the_next_try_is_the_appends_own(store: EventStore) -> None:
+    """The reply is lost and Redis does not answer the reconciliation either: the next
+    try answers `dup`, which is the first try's entry, so still this append's `ok`."""
+    first, ms = fresh()
+    await store.create("m1", first)
+    e2, _ = join(ms, "Ann", 1100)
+    real_append, real_find = store._append, store._find
+    calls: list[str] = []
+
+    async def lost_reply(**kw: Any) -> Any:
+        calls.append("append")
+        reply = await real_append(**kw)
+        if len(calls) == 1:
+            raise RedisTimeoutError("reply lost")
+        return reply
+
+    async def no_answer(**kw: Any) -> Any:
+        calls.append("find")
+        if calls.count("find") == 1:
+            raise RedisTimeoutError("no answer")
+        return await real_find(**kw)
+
+    store._append = lost_reply  # type: ignore[method-assign]
+    store._find = no_answer  # type: ignore[method-assign]
+    res = await store.append("m1", e2, expected_head=head_value(first), key="k")
+    assert calls == ["append", "find", "append", "find"]
+    assert res.status == "ok" and res.seq == 2
+    assert res.stream_id == (await store.read("m1"))[1][0]
+    assert await store.length("m1") == 2
+
+
+async def test_another_entry_under_the_key_stays_a_duplicate(store: EventStore) -> None:
+    """An append whose request was lost finds its key taken, at its own seq, by another
+    entry (the same command decided by another process, another time): `dup`."""
+    first, ms = fresh()
+    await store.create("m1", first)
+    other, _ = join(ms, "Ann", 1100)
+    mine, _ = join(ms, "Ann", 1200)  # the same join, decided later: another entry
+    assert other.seq == mine.seq and other != mine
+    real = store._append
+    calls: list[int] = []
+
+    async def lost_request(**kw: Any) -> Any:
+        calls.append(1)
+        store._append = real  # type: ignore[method-assign]
+        landed = await store.append("m1", other, expected_head=head_value(first), key="k")
+        assert landed.status == "ok"
+        raise RedisTimeoutError("request lost")
+
+    store._append = lost_request  # type: ignore[method-assign]
+    res = await store.append("m1", mine, expected_head=head_value(first), key="k")
+    assert res.status == "dup" and res.seq == 2 and calls == [1]
+    assert [e for _, e in await store.read("m1")] == [first, other]
 
 
 async def test_a_request_that_never_arrived_is_tried_again(store: EventStore) -> None:
