@@ -8,8 +8,8 @@ Cells. A cell is `(row, column)`, both counted from 1: row 1 is the top row, col
 left column, exactly as the text format writes a cell (`3,4` is row 3, column 4;
 `cell_name`). The plan's shape is the set of its cells, any subset of its bounding
 rectangle: a plan may leave cells out (a square without its corners, a hole in the
-middle). The bounding rectangle starts at (1, 1): some cell lies in row 1 and some in
-column 1; `rows` and `columns` are its size.
+middle). The bounding rectangle starts at (1, 1), and every row and every column of it
+holds at least one cell; `rows` and `columns` are its size.
 
 Directions are "up" (row - 1), "right" (column + 1), "down" (row + 1), "left"
 (column - 1); `step(cell, direction)` is the cell next to it, whether or not it is in the
@@ -286,6 +286,16 @@ class Plan(msgspec.Struct, frozen=True, dict=True):
             raise PlanError("a plan has at least one cell")
         if min(r for r, _ in cells) != 1 or min(c for _, c in cells) != 1:
             raise PlanError("the plan's cells start at row 1 and at column 1")
+        rows_used = {r for r, _ in cells}
+        columns_used = {c for _, c in cells}
+        for r in range(1, max(rows_used) + 1):
+            if r not in rows_used:
+                raise PlanError(f"row {r} has no cell: every row and column between the first and "
+                                "the last has one")
+        for c in range(1, max(columns_used) + 1):
+            if c not in columns_used:
+                raise PlanError(f"column {c} has no cell: every row and column between the first and "
+                                "the last has one")
 
         walls: dict[tuple[Cell, Cell], Wall] = {}
         for wall in self.walls:
