@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.contract import Game
+from domain.games import escalator as esc_rules
 from domain.games import five_card_trick as fct_rules
 from domain.games import keys_to_success as kts_rules
 from domain.games import memory_maze as mm_rules
+from projections import escalator as esc_views
 from projections import five_card_trick as fct_views
 from projections import keys_to_success as kts_views
 from projections import memory_maze as mm_views
@@ -28,6 +30,7 @@ GAMES: dict[str, Hosted] = {
     fct_rules.name: Hosted(rules=fct_rules, views=fct_views),
     mm_rules.name: Hosted(rules=mm_rules, views=mm_views),
     kts_rules.name: Hosted(rules=kts_rules, views=kts_views),
+    esc_rules.name: Hosted(rules=esc_rules, views=esc_views),
 }
 
 
