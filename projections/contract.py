@@ -11,14 +11,14 @@ may know: the property tests compare encoded bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 import msgspec
 
 from domain.contract import Game
 from domain.driver import MatchDriver
-from domain.engine import MatchState, Outcome
+from domain.engine import Entry, MatchState, Outcome
 from domain.rng import Rng
 
 
@@ -52,6 +52,99 @@ class GameViews(Protocol):
         """Two matches of `variant` only some viewers may tell apart, drawn from `rng`
         (deterministically): see `Twins`."""
         ...
+
+    @property
+    def sealed(self) -> Seals:
+        """What the rules keep secret for good, after the match too (`NOTHING_SEALED`: the
+        match reveals everything when it ends). See `Seals`."""
+        ...
+
+
+# --- what stays secret after the match ----------------------------------------------------
+#
+# Once a match ends every viewer gets the full view and its log is published, except what
+# a rule text says an opponent never learns. A game that keeps such secrets declares them
+# in its projection module as `sealed` (a `Seals`); the others declare `NOTHING_SEALED`.
+# In a match that seals (log version 3, domain/seal.py), its projection keeps showing
+# those values to their owner alone after the match, and the published log shows them
+# only as salted commitments (projections/seal.py, docs/fairness.md).
+
+
+class Withheld(msgspec.Struct, frozen=True, kw_only=True):
+    """What of one log entry stays sealed: its command's whole body (`body`), or some of
+    the body's top-level `fields`; and whether its outcome (`out`). A withheld value
+    enters the public log only as its commitment."""
+
+    body: bool = False
+    fields: tuple[str, ...] = ()
+    out: bool = False
+
+
+class Logged(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry of a folded log: the entry, the match state before and after it, and
+    what it did."""
+
+    entry: Entry
+    before: MatchState
+    after: MatchState
+    outcome: Outcome
+
+
+class Seals(Protocol):
+    """A game's declaration of what stays sealed after the match.
+
+    The verifier of a public log (projections/seal.py) folds it without the withheld
+    values: at an entry whose body withholds fields it tries every value `alternatives`
+    gives, and it checks that every public outcome comes out the same whatever they were.
+    So `alternatives` must give every value the withheld fields could have had (the
+    tests check the declaration against the rules)."""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """What stays sealed, in words (the rules page lists the same); () for nothing."""
+        ...
+
+    def withheld(self, log: Sequence[Logged]) -> dict[int, Withheld]:
+        """The entries (by seq) of a whole folded log that withhold something, and what.
+        It may look only at what the public log shows (the values it withholds aside)."""
+        ...
+
+    def alternatives(
+        self, before: MatchState, seat: int | None, body: Mapping[str, Any] | None,
+        fields: tuple[str, ...],
+    ) -> Iterable[Any]:
+        """Every command body the entry could have held, from the state `before` it: with
+        `body` None (the whole body withheld) every body `seat` could have sent; else
+        `body` with the withheld `fields` set to each value they could have had (`body`'s
+        values of those fields are not to be read). Each value once."""
+        ...
+
+    def forget(self, game_state: Any) -> Any:
+        """The game's state without the copies it keeps of withheld values only as a
+        record (shown to their owner) and that the rules never read again; two states the
+        same after `forget` go on the same. The identity if there are none."""
+        ...
+
+
+class _NothingSealed:
+    """The declaration of a game that reveals everything when the match ends."""
+
+    fields: tuple[str, ...] = ()
+
+    def withheld(self, log: Sequence[Logged]) -> dict[int, Withheld]:
+        return {}
+
+    def alternatives(
+        self, before: MatchState, seat: int | None, body: Mapping[str, Any] | None,
+        fields: tuple[str, ...],
+    ) -> Iterable[Any]:
+        return []
+
+    def forget(self, game_state: Any) -> Any:
+        return game_state
+
+
+NOTHING_SEALED: Seals = _NothingSealed()
 
 
 # --- twin worlds: the leak property's input -----------------------------------------------

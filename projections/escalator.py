@@ -38,7 +38,7 @@ from domain.games.escalator import (
 from domain.games.escalator.edition import DEFAULT_EDITION, PRESETS, Edition, effect_words
 from domain.rng import Rng
 from projections.common import who
-from projections.contract import Rehearsal, Twins, Viewer
+from projections.contract import NOTHING_SEALED, Rehearsal, Twins, Viewer
 
 # --- pieces ----------------------------------------------------------------------------
 
@@ -411,6 +411,11 @@ def twin_pairs(edition: Edition) -> list[tuple[str, str]]:
 
 def _fetch(round_: int, command: str, target: int) -> dict[str, Any]:
     return {"type": "fetch", "round": round_, "command": command, "target": target}
+
+
+# What stays sealed after the match: nothing. The targets, the lists and the points are
+# revealed when the match ends (RULINGS.md, "After a match").
+sealed = NOTHING_SEALED
 
 
 def twins(variant: str, rng: Rng) -> Twins:

@@ -8,13 +8,18 @@ blocked or disregarded): only its owner, and full viewers, see what it named.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations_with_replacement
 from typing import Any
+
+import msgspec
 
 from domain.engine import MatchState, Outcome
 from domain.games import five_card_trick as fct
 from domain.games.five_card_trick import (
     ACTIONS,
     ITEM_TITLES,
+    SUBMISSION_ITEMS,
     TERMS,
     Extended,
     GameOver,
@@ -31,7 +36,7 @@ from domain.games.five_card_trick import (
 )
 from domain.rng import Rng
 from projections.common import who
-from projections.contract import Rehearsal, Twins, Viewer
+from projections.contract import Logged, Rehearsal, Twins, Viewer, Withheld
 
 
 def _sees_hidden(viewer: Viewer, seat: int) -> bool:
@@ -317,6 +322,106 @@ def describe(ms: MatchState, event: Any) -> list[str]:
             f"({event.reason}); {terms.chip_plural} {chips}."
         ]
     return []
+
+
+# --- what stays sealed after the match -------------------------------------------------
+
+
+def _block_resolved_in(out: SeatOutcome) -> bool:
+    return any(p.action == "block" and p.status == "resolved" for p in out.plays)
+
+
+class FiveCardTrickSeals:
+    """What a Five-Card Trick keeps secret for good (RULINGS.md, "After a match"): what a
+    Block that did not resolve named (the dm12 "Clarification": "If your Block is
+    cancelled for whatever reason, your opponent will not know what you attempted to
+    Block"), and a submission replaced before the round closed (it was never played).
+
+    In the log: a replaced submission's whole command and its outcome (the `submitted`
+    event, the warnings); the `block` field of the submission that counted when its Block
+    did not resolve, that submission's outcome and the outcome that resolved the round.
+    The projection already shows these to their owner alone, during the match and after."""
+
+    fields: tuple[str, ...] = (
+        "the target of a Block that did not resolve (canceled, blocked or disregarded)",
+        "a submission replaced before its round closed (it was never played)",
+    )
+
+    def withheld(self, log: Sequence[Logged]) -> dict[int, Withheld]:
+        out: dict[int, Withheld] = {}
+
+        def add(seq: int, *, body: bool = False, fields: tuple[str, ...] = (), outcome: bool = False) -> None:
+            was = out.get(seq, Withheld())
+            out[seq] = Withheld(
+                body=was.body or body,
+                fields=tuple(dict.fromkeys((*was.fields, *fields))),
+                out=was.out or outcome,
+            )
+
+        pending: dict[int, int] = {}  # seat -> the entry of its submission that counts so far
+        for item in log:
+            for event in item.outcome.events:
+                if isinstance(event, Submitted):
+                    replaced = pending.get(event.seat)
+                    if replaced is not None:
+                        add(replaced, body=True, outcome=True)
+                    pending[event.seat] = item.entry.seq
+                elif isinstance(event, RoundResolved):
+                    for seat, result in enumerate(event.seats):
+                        if result.block is not None and not _block_resolved_in(result):
+                            add(pending[seat], fields=("block",), outcome=True)
+                            add(item.entry.seq, outcome=True)
+                    pending.clear()
+                elif isinstance(event, RoundReplayed | GameOver):
+                    pending.clear()
+        return out
+
+    def alternatives(
+        self, before: MatchState, seat: int | None, body: Mapping[str, Any] | None,
+        fields: tuple[str, ...],
+    ) -> Iterable[Any]:
+        if body is not None:
+            return [{**body, "block": action} for action in ACTIONS] if fields == ("block",) else []
+        gs: State = before.game_state
+        if seat is None or not 0 <= seat < len(gs.seats):
+            return []
+        return _every_submission(gs, seat)
+
+    def forget(self, game_state: Any) -> Any:
+        gs: State = game_state
+        if gs.last is None:
+            return gs
+        seats = tuple(
+            out if out.block is None or _block_resolved_in(out) else msgspec.structs.replace(out, block=None)
+            for out in gs.last.seats
+        )
+        return msgspec.structs.replace(gs, last=msgspec.structs.replace(gs.last, seats=seats))
+
+
+def _every_submission(gs: State, seat: int) -> list[dict[str, Any]]:
+    """Every submission `seat` could make now (as the rules normalise them: canonical
+    names and order), each once."""
+    holder = gs.seats[seat]
+    final = gs.variant == "final"
+    usable = [i for i in SUBMISSION_ITEMS if final and i in holder.items and i not in holder.used]
+    bodies: list[dict[str, Any]] = []
+    for chosen in range(1 << len(usable)):
+        items = [i for n, i in enumerate(usable) if chosen >> n & 1]
+        limit = 3 if "overload" in items else 2
+        most = 2 if final else 1
+        for size in range(limit + 1):
+            for cards in combinations_with_replacement(ACTIONS, size):
+                if any(cards.count(a) > most for a in cards):
+                    continue
+                for block in [None, *ACTIONS] if "block" in cards else [None]:
+                    bodies.append(
+                        {"type": "submit", "round": gs.round, "actions": list(cards),
+                         "block": block, "items": items}
+                    )
+    return bodies
+
+
+sealed = FiveCardTrickSeals()
 
 
 # --- twin worlds (the leak property) ---------------------------------------------------

@@ -46,7 +46,7 @@ from domain.games.keys_to_success import (
 from domain.games.keys_to_success.layout import Layout
 from domain.rng import Rng
 from projections.common import who
-from projections.contract import Rehearsal, Twins, Viewer
+from projections.contract import NOTHING_SEALED, Rehearsal, Twins, Viewer
 
 
 def is_open(gs: State, viewer: Viewer) -> bool:
@@ -601,6 +601,11 @@ def _twin_run(
             break
         stop = [len(a.steps), len(b.steps)]
     return a, b, stop[0], stop[1]
+
+
+# What stays sealed after the match: nothing. The restrictions, the gates, every room's
+# chat and every vote are revealed when the match ends (RULINGS.md, "After a match").
+sealed = NOTHING_SEALED
 
 
 def twins_with(

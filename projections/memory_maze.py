@@ -56,7 +56,7 @@ from domain.games.memory_maze.maze import (
 )
 from domain.rng import Rng
 from projections.common import who
-from projections.contract import Rehearsal, Twins, Viewer
+from projections.contract import NOTHING_SEALED, Rehearsal, Twins, Viewer
 
 
 def _cells(cells: tuple[Cell, ...] | list[Cell]) -> list[str]:
@@ -437,6 +437,11 @@ def _twin_moves(gs: State, seat: int, walled: Maze, avoid: frozenset[int], rng: 
             edge = edge_between(pos, step(pos, move), n)
             pos = None if edge is None or edge in blocked else step(pos, move)
     return "".join(moves)
+
+
+# What stays sealed after the match: nothing. The walls, the sequences and every move are
+# revealed when the match ends (RULINGS.md, "After a match").
+sealed = NOTHING_SEALED
 
 
 def twins(variant: str, rng: Rng) -> Twins:

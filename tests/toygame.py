@@ -16,7 +16,7 @@ from domain.contract import Accepted, Decision, OptionsError, Rejection, Result,
 from domain.engine import MatchState
 from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
-from projections.contract import Viewer
+from projections.contract import NOTHING_SEALED, Viewer
 
 name = "toy"
 title = "Toy race"
@@ -143,6 +143,8 @@ def round_of(state: State) -> int:
 
 
 class Views:
+    sealed = NOTHING_SEALED  # the target is revealed at the end
+
     @staticmethod
     def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
         return msgspec.to_builtins(event)  # type: ignore[no-any-return]

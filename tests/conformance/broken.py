@@ -27,7 +27,7 @@ from domain.contract import Decision, OptionsError
 from domain.engine import MatchState
 from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
-from projections.contract import Twins, TwinStep, TwinWorld, Viewer
+from projections.contract import NOTHING_SEALED, Twins, TwinStep, TwinWorld, Viewer
 from projections.registry import Hosted
 from tests import toygame
 
@@ -96,6 +96,8 @@ class Toy:
 
 class ToyViews:
     """The toy race as each viewer sees it: the target only once the match is over."""
+
+    sealed = NOTHING_SEALED
 
     @staticmethod
     def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from typing import Any
 from domain.engine import MatchState
 from domain.rng import Rng
 from projections.common import who
-from projections.contract import Rehearsal, Twins, Viewer
+from projections.contract import NOTHING_SEALED, Rehearsal, Twins, Viewer
 from tests.example_game import odd_or_even as rules
 
 
@@ -52,6 +52,10 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         return [f"Round {event.round}: {event.fingers[0]} and {event.fingers[1]}; "
                 f"scores {event.scores[0]}-{event.scores[1]}"]
     return []
+
+
+# Nothing stays secret once the match is over: both guesses are revealed.
+sealed = NOTHING_SEALED
 
 
 def twins(variant: str, rng: Rng) -> Twins:
