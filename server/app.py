@@ -10,12 +10,15 @@ import re
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
+from importlib import resources
+from pathlib import Path
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from domain import engine
@@ -214,8 +217,9 @@ async def internal_error(request: Request, exc: Exception) -> Response:
     return http_error(500, "internal_error", "the server failed on this request")
 
 
-def home_page() -> str:
-    """The page at `/`: the server, the games it hosts and where its protocol is described."""
+def home_body() -> str:
+    """What the page at `/` says without scripts: the server, the games it hosts and where
+    its protocol is described."""
     games = "".join(
         f"<li>{html.escape(h.rules.title)} (<code>{html.escape(name)}</code>): "
         + ", ".join(html.escape(v.name) for v in h.rules.variants)
@@ -223,9 +227,7 @@ def home_page() -> str:
         for name, h in GAMES.items()
     )
     return (
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Daedalus</title></head>"
-        "<body><h1>Daedalus</h1>"
-        "<p>A game server for hidden-information games. Players and spectators connect "
+        "<p>Daedalus, a game server for hidden-information games. Players and spectators connect "
         "over a websocket at <code>/ws</code>.</p>"
         f"<h2>Games (and their variants)</h2><ul>{games}</ul>"
         "<h2>Documentation</h2><ul>"
@@ -233,12 +235,35 @@ def home_page() -> str:
         "<li><code>docs/protocol.md</code> in the Daedalus repository: every HTTP request and "
         "websocket message; <code>docs/rules/</code>: each game's rules</li>"
         "<li><code>daedalus play --server URL</code> plays in a terminal</li></ul>"
-        "</body></html>"
     )
 
 
-async def home(request: Request) -> HTMLResponse:
-    return HTMLResponse(home_page())
+# The browser client's files, shipped in the package (pyproject.toml's package-data).
+WEB = Path(str(resources.files("clients").joinpath("web")))
+
+
+def wants_json(request: Request) -> bool:
+    """Whether the request's Accept header names JSON and not HTML (a program, not a
+    browser)."""
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+async def home(request: Request) -> Response:
+    """The browser client (clients/web/index.html, with the games listed in it for a page
+    without scripts), or for a client that asks for JSON an index of the server."""
+    if wants_json(request):
+        return JSONResponse({
+            "name": "daedalus",
+            "games": [
+                {"name": name, "title": h.rules.title, "variants": [v.name for v in h.rules.variants]}
+                for name, h in GAMES.items()
+            ],
+            "links": {"games": "/games", "schema": "/schema", "lobby": "/lobby",
+                      "websocket": "/ws", "web": "/web/"},
+        })
+    page = (WEB / "index.html").read_text(encoding="utf-8")
+    return HTMLResponse(page.replace("<!--SERVER-INDEX-->", home_body()))
 
 
 async def health(request: Request) -> JSONResponse:
@@ -480,6 +505,57 @@ class Connection:
     async def _frames(self) -> AsyncIterator[str | bytes]:
         while True:
             timeout = self.settings.hello_timeout if self.runner is None else None
+LOBBY_STATES = ("waiting", "playing")
+LOBBY_LIMIT = 100  # the most matches one page lists
+LOBBY_SCAN = 200  # the most unfinished matches one page looks at
+
+
+async def lobby(request: Request) -> JSONResponse:
+    """`GET /lobby?state=waiting|playing&after=ID&limit=N`: unfinished matches with a seat
+    free (`waiting`) or started (`playing`), in the order of their ids, a page at a time:
+    `next` is the `after` of the next page (null on the last). A page looks at no more
+    than LOBBY_SCAN matches, so it may hold fewer than `limit` and still have a next."""
+    params = request.query_params
+    unknown = sorted(k for k in params if k not in ("state", "after", "limit"))
+    if unknown:
+        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: state, after, limit)")
+    state = params.get("state", "waiting")
+    if state not in LOBBY_STATES:
+        return http_error(400, "bad_request", "`state` is waiting or playing")
+    after = params.get("after", "")
+    try:
+        limit = int(params.get("limit", "20"))
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= LOBBY_LIMIT:
+        return http_error(400, "bad_request", f"`limit` is a whole number from 1 to {LOBBY_LIMIT}")
+    hub = _hub(request)
+    ids = [m for m in await hub.store.active() if m > after]
+    found: list[dict[str, Any]] = []
+    scanned = 0
+    for match_id in ids:
+        if len(found) == limit or scanned == LOBBY_SCAN:
+            break
+        scanned += 1
+        try:
+            runner = await hub.runner(match_id)
+        except (UnknownMatch, MatchExpired):
+            continue
+        view = runner.view(SPECTATOR)
+        _release(request, runner)
+        if view["ended"] or view["started"] != (state == "playing"):
+            continue
+        found.append({
+            "match": match_id, "game": view["game"], "variant": view["variant"],
+            "title": runner.hosted.rules.title, "seats": view["seats"],
+            "free": [s["seat"] for s in view["seats"] if s["name"] is None],
+            "started": view["started"], "deadline": view["deadline"],
+        })
+    more = scanned < len(ids)
+    last = ids[scanned - 1] if scanned else None
+    return JSONResponse({"state": state, "matches": found, "next": last if more else None})
+
+
             try:
                 message = await asyncio.wait_for(self.ws.receive(), timeout=timeout)
             except TimeoutError:
@@ -519,6 +595,14 @@ class Connection:
                 client_error("bad_json", error=str(exc))
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a page's origin is this server's own address (the browser client it serves,
+    reached by the name in the request's Host header)."""
+    if origin is None or host is None:
+        return False
+    return re.fullmatch(r"https?://" + re.escape(host.lower()), origin.lower()) is not None
+
+
             if isinstance(msg, Ping):
                 self.reply(PONG)
             elif isinstance(msg, Hello):
@@ -656,7 +740,7 @@ def _rejected(cid: str, code: str, reason: str, *, duplicate: bool = False) -> b
 async def websocket_endpoint(ws: WebSocket) -> None:
     settings: Settings = ws.app.state.settings
     origin = ws.headers.get("origin")
-    if not origin_allowed(origin, settings):
+    if not origin_allowed(origin, settings) and not same_origin(origin, ws.headers.get("host")):
         log.info("origin_refused", origin=origin)
         await ws.close(code=1008, reason="origin not allowed")
         return
@@ -746,3 +830,5 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     handlers[HTTPException] = http_exception
     handlers[500] = internal_error
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+        Route("/lobby", lobby),
+        Mount("/web", StaticFiles(directory=WEB), name="web"),

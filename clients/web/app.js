@@ -1,0 +1,30 @@
+// The browser client: the lobby at `/#`, a match at `/#match=ID` (watching) or
+// `/#match=ID&seat=N&token=T` (a seat link: the token stays in the fragment, which the
+// browser never sends to a server). Plain ES modules; no build step.
+
+import { showLobby } from "./lobby.js";
+import { showMatch } from "./match.js";
+
+let current = null; // the page shown: {close()}
+
+function route() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const root = document.getElementById("app");
+  if (current && current.close) current.close();
+  current = null;
+  root.replaceChildren();
+  const match = params.get("match");
+  if (match) {
+    current = showMatch(root, {
+      match,
+      seat: params.has("seat") ? Number(params.get("seat")) : null,
+      token: params.get("token"),
+    });
+  } else {
+    current = showLobby(root);
+  }
+  window.daedalus = current; // for tests and the curious: the page's state
+}
+
+window.addEventListener("hashchange", route);
+route();
