@@ -4,6 +4,7 @@ left unused are closed, so neither a burst nor a stalled Redis leaves its peak o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 
@@ -12,7 +13,7 @@ import redis.asyncio as aioredis
 from server.config import Settings
 from server.main import EmbeddedServer
 from server.storage import AppendUnknown, head_value
-from server.store import UNAVAILABLE, EventStore
+from server.store import UNAVAILABLE, EventStore, _Pool
 from tests.conftest import RedisProcess
 from tests.test_store_contract import fresh, join
 
@@ -86,7 +87,7 @@ async def test_connections_opened_during_a_stall_are_closed_after_it(
     )
     monitor = aioredis.Redis.from_url(private_redis.url)
     try:
-        first, ms = fresh("s")
+        first, _ = fresh("s")
         assert await store.create("s", first)
         os.kill(pid, signal.SIGSTOP)
         try:
@@ -108,11 +109,9 @@ async def test_connections_opened_during_a_stall_are_closed_after_it(
 
 async def stall_step(store: EventStore, i: int) -> None:
     await asyncio.sleep(0.01 * i)  # one batch of appends after another
-    first, ms = fresh(f"x{i}")
-    try:
+    first, _ = fresh(f"x{i}")
+    with contextlib.suppress(AppendUnknown):
         await store.create(f"x{i}", first)
-    except AppendUnknown:
-        pass
     await store.length(f"x{i}")
 
 
@@ -125,5 +124,6 @@ async def test_the_servers_settings_reach_its_store(private_redis: RedisProcess)
         assert isinstance(store, EventStore)
         for client in (store.reads, store.writes):
             pool = client.connection_pool
+            assert isinstance(pool, _Pool)
             assert (pool.max_connections, pool.idle_timeout, pool.timeout) == (3, 7.0, 1.5)
             assert pool.connection_kwargs["socket_timeout"] == 1.5
