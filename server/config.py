@@ -33,14 +33,6 @@ def _unfilled_ttl_from_env() -> float:
     return _seconds_from_env("DAEDALUS_UNFILLED_TTL", 3600.0)
 
 
-@dataclass(frozen=True)
-class Settings:
-    redis_url: str | None = None
-    # Origins a browser page may open a websocket from. A handshake without an Origin
-    # header (a non-browser client) is accepted; "*" accepts every origin. Pages served
-    # from localhost or 127.0.0.1 (any port) are accepted unless `strict_origins`.
-    allowed_origins: tuple[str, ...] = field(default_factory=_origins_from_env)
-    strict_origins: bool = False
 def _redis_max_connections_from_env() -> int:
     raw = os.environ.get("DAEDALUS_REDIS_MAX_CONNECTIONS", "").strip()
     if not raw:
@@ -54,6 +46,14 @@ def _redis_max_connections_from_env() -> int:
     return value
 
 
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str | None = None
+    # Origins a browser page may open a websocket from. A handshake without an Origin
+    # header (a non-browser client) is accepted; "*" accepts every origin. Pages served
+    # from localhost or 127.0.0.1 (any port) are accepted unless `strict_origins`.
+    allowed_origins: tuple[str, ...] = field(default_factory=_origins_from_env)
+    strict_origins: bool = False
     # The largest frame the application reads; larger ones get a `frame_too_large` error
     # and are dropped. uvicorn closes the connection (1009) above `hard_frame_limit`.
     frame_limit: int = 16 * 1024
@@ -86,12 +86,6 @@ def _redis_max_connections_from_env() -> int:
     # `GET /health` answers within this many seconds: 503 when the store has not answered
     # its ping by then (a stalled Redis must not stall the health check).
     health_timeout: float = 1.0
-    tail_block_ms: int = 2000
-    # On shutdown (SIGTERM, Ctrl-C): open connections are told to go (websockets get
-    # close code 1012, "service restart") and get this many seconds to end before their
-    # handlers are cancelled; the match runners then get as long again to stop. Nothing
-    # accepted is lost either way: an acknowledged command is in Redis already.
-    shutdown_grace: float = 5.0
     # Redis (server/store.py). `redis_timeout`: how long a command waits for Redis's answer
     # before its outcome counts as unknown (seconds; redis-py's own default). Each of the
     # store's two connection pools (reads, appends) holds at most `redis_max_connections`
@@ -102,3 +96,9 @@ def _redis_max_connections_from_env() -> int:
     redis_timeout: float = 5.0
     redis_max_connections: int = field(default_factory=_redis_max_connections_from_env)
     redis_idle_timeout: float = 30.0
+    tail_block_ms: int = 2000
+    # On shutdown (SIGTERM, Ctrl-C): open connections are told to go (websockets get
+    # close code 1012, "service restart") and get this many seconds to end before their
+    # handlers are cancelled; the match runners then get as long again to stop. Nothing
+    # accepted is lost either way: an acknowledged command is in Redis already.
+    shutdown_grace: float = 5.0
