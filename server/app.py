@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import html
 import logging
 import re
@@ -38,7 +39,7 @@ from server.hub import (
     UnknownMatch,
     token_digest,
 )
-from server.ids import new_seat_token
+from server.ids import new_match_id, new_seat_token
 from server.limits import CLOSE_TOO_MANY_CONNECTIONS, Lease
 from server.messages import (
     Ack,
@@ -57,10 +58,14 @@ from server.store import UNAVAILABLE, EventStore
 
 log = logs.get("daedalus.server")
 _encode = msgspec.json.Encoder().encode
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # A seat token a client chose (to claim a seat safely again after a lost answer).
 CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
+# An Idempotency-Key a client sends with POST /matches (to create a match safely again
+# after a lost answer).
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 CLOSE_TOO_SLOW = 4008
 
 
@@ -318,6 +323,13 @@ async def create_match(request: Request) -> JSONResponse:
         response = http_error(refused.status, refused.code, refused.message)
         response.headers.update(refused.headers)
         return response
+    key = request.headers.get("idempotency-key")
+    if key is not None and not IDEMPOTENCY_KEY.match(key):
+        client_error("bad_idempotency_key", path=request.url.path)
+        return http_error(
+            400, "bad_idempotency_key",
+            "an Idempotency-Key is 16 to 128 letters, digits, '-' or '_' (random: a UUID will do)",
+        )
     body = await _json_body(request, ("game", "variant", "options"))
     if isinstance(body, JSONResponse):
         return body
@@ -334,7 +346,13 @@ async def create_match(request: Request) -> JSONResponse:
     if not isinstance(options, dict):
         return http_error(400, "bad_request", "`options` must be an object")
     try:
-        ms = await _hub(request).create_match(game, variant, options)
+        if key is None:
+            ms = await _hub(request).create_match(game, variant, options)
+        else:
+            created = await _create_once(_hub(request), key, body, game, variant, options)
+            if isinstance(created, JSONResponse):
+                return created
+            ms = created
     except UnknownGame as exc:
         return http_error(400, "unknown_game", str(exc.args[0]))
     except OptionsError as exc:
@@ -351,6 +369,45 @@ async def create_match(request: Request) -> JSONResponse:
         },
         status_code=201,
     )
+
+
+async def _create_once(
+    hub: Hub,
+    key: str,
+    body: dict[str, Any],
+    game: str,
+    variant: str | None,
+    options: dict[str, Any],
+) -> engine.MatchState | JSONResponse:
+    """POST /matches under an Idempotency-Key: the first request under the key creates
+    the match; the same request sent again (its answer was lost) gets that match, created
+    or not yet; another request under the key is refused (409). The key is remembered
+    for `idempotency_key_ttl`; a creation refused (bad options) forgets it."""
+    # the body as sent, whatever the order of its keys
+    request = hashlib.sha256(_encode_sorted(body)).hexdigest()
+    record = {"match": new_match_id(), "request": request}
+    held = await hub.store.claim_creation_key(
+        token_digest(key), record, hub.settings.idempotency_key_ttl
+    )
+    if held is not None and held.get("request") != record["request"]:
+        client_error("idempotency_key_reused")
+        return http_error(
+            409, "idempotency_key_reused",
+            "this Idempotency-Key came with another request before: a key is for one "
+            "request, sent again only as it was",
+        )
+    if held is not None:
+        try:
+            return (await hub.runner(held["match"])).current
+        except MatchExpired as exc:
+            return http_error(410, "match_expired", str(exc))
+        except UnknownMatch:  # the first request did not get as far as creating it
+            return await hub.create_match(game, variant, options, match_id=held["match"])
+    try:
+        return await hub.create_match(game, variant, options, match_id=record["match"])
+    except (UnknownGame, OptionsError):
+        await hub.store.release_creation_key(token_digest(key), record)
+        raise
 
 
 async def _runner_or_404(request: Request) -> MatchRunner | JSONResponse:

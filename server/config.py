@@ -74,6 +74,10 @@ class Settings:
     # API keys (DAEDALUS_API_KEYS, comma-separated): when any is set, `POST /matches`
     # needs `Authorization: Bearer KEY` with one of them (several allow a rotation).
     api_keys: tuple[str, ...] = field(default_factory=_api_keys_from_env)
+    # `POST /matches` with an `Idempotency-Key` header: the server remembers the key, the
+    # match it created and its request for this many seconds (a request sent again
+    # within that time gets the same match).
+    idempotency_key_ttl: float = 86400.0
     # A match whose seats are not all taken this many seconds after its creation expires
     # (DAEDALUS_UNFILLED_TTL): its keys are removed from the store, and a record of why
     # is kept for `expired_record_ttl` seconds (GET /matches/{id} answers 410 meanwhile).

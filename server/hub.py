@@ -503,11 +503,18 @@ class Hub:
             self.spawn(runner.stop())
 
     async def create_match(
-        self, game: str, variant: str | None, options: Mapping[str, Any]
+        self,
+        game: str,
+        variant: str | None,
+        options: Mapping[str, Any],
+        match_id: str | None = None,
     ) -> MatchState:
+        """A new match; with `match_id` (a creation under an idempotency key, server/app.py)
+        that one, or the match created under that id already."""
         rules = hosted(game).rules
+        wanted = match_id
         for _ in range(5):
-            match_id = new_match_id()
+            match_id = wanted or new_match_id()
             entry = engine.create_entry(
                 rules, match_id=match_id, variant=variant, options=options,
                 seed=os.urandom(32), ts=now_ms(),
@@ -516,6 +523,8 @@ class Hub:
                 runner = await self.runner(match_id)
                 log.info("match_created", match=match_id, game=game, variant=runner.current.variant)
                 return runner.current
+            if wanted is not None:  # created by an earlier request under the same key
+                return (await self.runner(wanted)).current
         raise RuntimeError("could not find a free match id")
 
     async def resume_active(self) -> None:

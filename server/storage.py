@@ -29,6 +29,7 @@ FOLLOW_COUNT = 1000
 
 _entry_decoder = msgspec.json.Decoder(Entry)
 _encode = msgspec.json.Encoder().encode
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
 def head_value(entry: Entry) -> str:
@@ -130,6 +131,19 @@ class Store(Protocol):
         """The record of an expired match while it is kept, else None."""
         ...
 
+    async def claim_creation_key(
+        self, key: str, record: Mapping[str, Any], keep_s: float
+    ) -> dict[str, Any] | None:
+        """Keep `record` under the match-creation key `key` for `keep_s` seconds, unless
+        the key holds a record already: None if this call stored `record`, else the
+        record held (the first request's). One step: of two calls at once one stores."""
+        ...
+
+    async def release_creation_key(self, key: str, record: Mapping[str, Any]) -> None:
+        """Remove the creation key `key` if it holds `record` (a creation refused, so
+        the key may serve another request); else leave it."""
+        ...
+
 
 @dataclass
 class _Log:
@@ -148,6 +162,7 @@ class MemoryStore:
         self._active: set[str] = set()
         self._waiting: set[asyncio.Future[str]] = set()  # follows waiting for an append
         self._expired: dict[str, tuple[float, bytes]] = {}  # match -> (kept until, record)
+        self._creation_keys: dict[str, tuple[float, bytes]] = {}  # key -> (kept until, record)
 
     async def close(self) -> None:
         return None
@@ -286,3 +301,22 @@ class MemoryStore:
             return None
         record: dict[str, Any] = msgspec.json.decode(found[1])
         return record
+
+    async def claim_creation_key(
+        self, key: str, record: Mapping[str, Any], keep_s: float
+    ) -> dict[str, Any] | None:
+        now = time.monotonic()
+        for k, (until, _) in list(self._creation_keys.items()):
+            if until <= now:
+                del self._creation_keys[k]
+        held = self._creation_keys.get(key)
+        if held is not None:
+            found: dict[str, Any] = msgspec.json.decode(held[1])
+            return found
+        self._creation_keys[key] = (now + keep_s, _encode_sorted(dict(record)))
+        return None
+
+    async def release_creation_key(self, key: str, record: Mapping[str, Any]) -> None:
+        held = self._creation_keys.get(key)
+        if held is not None and held[1] == _encode_sorted(dict(record)):
+            del self._creation_keys[key]

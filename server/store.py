@@ -11,6 +11,8 @@ node and the script may touch them all:
     dd:{m}:expired why the match expired (JSON), kept for a while once its other keys
                    are removed (Settings.expired_record_ttl; see `expire`).
     dd:active      the matches not yet over (a server resumes their clocks at start).
+    dd:creation:K  for a while (Settings.idempotency_key_ttl), the match created under
+                   the idempotency key whose SHA-256 is K, and its request's (JSON).
 
 An append is one script: if the command key was seen it answers `dup` with its seq; if
 the head is not the expected one it answers `conflict` (someone else appended: fold what
@@ -50,6 +52,7 @@ from server.storage import FOLLOW_COUNT, Appended, AppendUnknown, Expired, head_
 ACTIVE = "dd:active"
 _entry_decoder = msgspec.json.Decoder(Entry)
 _encoder = msgspec.json.Encoder()
+_sorted_encoder = msgspec.json.Encoder(order="sorted")
 
 
 def log_key(m: str) -> str:
@@ -86,6 +89,30 @@ end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[3])
 return 'expired'
+"""
+
+
+def creation_key(key: str) -> str:
+    return f"dd:creation:{key}"
+
+
+# Keep a record under a match-creation key unless it holds one. KEYS: the key. ARGV: the
+# record (JSON), how long to keep it (ms). The record held, or false if this stored it.
+CLAIM_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if held then
+  return held
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+"""
+
+# Remove a match-creation key if it holds the record ARGV[1].
+RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 
@@ -217,6 +244,8 @@ class EventStore:
         self._append = writes.register_script(script)
         self._expire = writes.register_script(EXPIRE_SCRIPT)
         self._find = reads.register_script(RECONCILE_SCRIPT)
+        self._claim = writes.register_script(CLAIM_SCRIPT)
+        self._release = writes.register_script(RELEASE_SCRIPT)
         # Appends waiting for the next batch (see _run_script), and the batches in flight.
         self._queued: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]] = []
         self._batches: set[asyncio.Task[None]] = set()
@@ -533,3 +562,20 @@ class EventStore:
             return None
         record: dict[str, Any] = msgspec.json.decode(raw)
         return record
+
+    # -- idempotent creation -----------------------------------------------------------------
+
+    async def claim_creation_key(
+        self, key: str, record: Mapping[str, Any], keep_s: float
+    ) -> dict[str, Any] | None:
+        args: list[str | bytes] = [
+            _sorted_encoder.encode(dict(record)), str(max(1, round(keep_s * 1000)))
+        ]
+        held = await self._claim(keys=[creation_key(key)], args=args)
+        if held is None:
+            return None
+        found: dict[str, Any] = msgspec.json.decode(held)
+        return found
+
+    async def release_creation_key(self, key: str, record: Mapping[str, Any]) -> None:
+        await self._release(keys=[creation_key(key)], args=[_sorted_encoder.encode(dict(record))])

@@ -235,3 +235,37 @@ async def test_an_expiry_record_is_kept_for_its_time(any_store: Store) -> None:
     assert await store.expired("m1") == {"r": 1}
     await asyncio.sleep(0.15)
     assert await store.expired("m1") is None
+
+
+async def test_a_creation_key_keeps_its_first_record(any_store: Store) -> None:
+    store = any_store
+    first, second = {"match": "m1", "request": "r1"}, {"match": "m2", "request": "r2"}
+    assert await store.claim_creation_key("k", first, keep_s=60) is None
+    assert await store.claim_creation_key("k", second, keep_s=60) == first
+    assert await store.claim_creation_key("k", first, keep_s=60) == first
+    assert await store.claim_creation_key("k2", second, keep_s=60) is None
+    results = await asyncio.gather(*(
+        store.claim_creation_key("c", {"match": f"m{i}", "request": "r"}, keep_s=60) for i in range(5)
+    ))
+    assert results.count(None) == 1, "of five claims at once, one stores its record"
+    stored = {"match": f"m{results.index(None)}", "request": "r"}
+    assert all(r == stored for r in results if r is not None)
+
+
+async def test_a_creation_key_is_released_only_for_its_own_record(any_store: Store) -> None:
+    store = any_store
+    first, second = {"match": "m1", "request": "r1"}, {"match": "m2", "request": "r2"}
+    assert await store.claim_creation_key("k", first, keep_s=60) is None
+    await store.release_creation_key("k", second)
+    assert await store.claim_creation_key("k", second, keep_s=60) == first, "not its record: kept"
+    await store.release_creation_key("k", first)
+    assert await store.claim_creation_key("k", second, keep_s=60) is None
+    await store.release_creation_key("never", first)
+
+
+async def test_a_creation_key_is_kept_for_its_time(any_store: Store) -> None:
+    store = any_store
+    assert await store.claim_creation_key("k", {"match": "m1"}, keep_s=0.05) is None
+    assert await store.claim_creation_key("k", {"match": "m2"}, keep_s=60) == {"match": "m1"}
+    await asyncio.sleep(0.15)
+    assert await store.claim_creation_key("k", {"match": "m2"}, keep_s=60) is None
