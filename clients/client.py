@@ -9,10 +9,17 @@
         result = await conn.send_command({"type": "submit", ...})
 
 A `MatchConnection` keeps the seq of the last update it saw and the latest view. When the
-socket drops (the server closes a slow reader with 4008, the network goes away, ...) it
-reconnects by itself with `since=<last seq>` and sends again every command still waiting
-for its answer, under the same id, so nothing is lost and nothing is applied twice.
-`drop()` cuts the socket on purpose, to exercise exactly that.
+socket drops (the server closes a slow reader with 4008, restarts, the network goes away,
+...) it reconnects by itself with `since=<last seq>` and sends again every command still
+waiting for its answer, under the same id, so nothing is lost and nothing is applied
+twice. `drop()` cuts the socket on purpose, to exercise exactly that.
+
+Trying again follows a `Backoff`: capped exponential backoff with full jitter, for as long
+as its `give_up_after` (by default 5 minutes; None: for ever). It paces reconnecting, a
+command the server answered `busy` or `store_unavailable`, and the HTTP requests that are
+safe to send again: `create_match` (under an idempotency key of the client's, so a
+creation whose answer was lost is not made twice) and `claim_seat` (under a token of the
+client's), which are sent again after a connection error or a 5xx answer.
 
 A `resync` frame (the server's store lost entries it had acknowledged, and the stream
 restarts from the log) sets the seq and the view to the frame's; so does a resume refused
@@ -27,8 +34,10 @@ import asyncio
 import contextlib
 import itertools
 import json
+import random
 import secrets
 import string
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +46,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
@@ -74,18 +82,13 @@ def endpoints(server: str) -> tuple[str, str]:
 
 
 def decode_log(data: bytes | str) -> list[Entry]:
-    """Log entries from NDJSON (one Entry JSON object per line)."""
+    """Log entries from NDJSON (one Entry JSON object per line; the entries of a public
+    log that withholds sealed values keep how they open: projections/seal.py)."""
+    from projections.seal import decode_public
+
     if isinstance(data, str):
         data = data.encode()
-    entries: list[Entry] = []
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entries.append(msgspec.json.decode(line, type=Entry))
-        except msgspec.DecodeError as exc:
-            raise ValueError(f"line {number}: not a log entry: {exc}") from exc
-    return entries
+    return decode_public([line for line in data.splitlines() if line.strip()])
 
 
 def read_log_file(path: str | Path) -> list[Entry]:
@@ -107,22 +110,77 @@ class HttpError(Exception):
 
 RETRY_CODES = frozenset({"busy", "store_unavailable"})
 """Errors that say: the same command, same id, may be sent again later."""
-RETRY_DELAYS: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 4.0)
-"""Pauses before sending a request again after one of those (about 8 s in all)."""
+
+_jitter = random.Random()
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How a client tries again: capped exponential backoff with full jitter.
+
+    The pause after the n-th failed try (n = 1, 2, ...) is drawn uniformly between 0 and
+    min(`cap`, `first` * 2**(n-1)) seconds, so many clients cut off at once do not come
+    back at once. No try starts later than `give_up_after` seconds after the first
+    failure (None: never give up); then the last failure is the answer."""
+
+    first: float = 0.1
+    cap: float = 5.0
+    give_up_after: float | None = 300.0
+
+    def tries(self) -> Tries:
+        return Tries(self)
+
+
+DEFAULT_BACKOFF = Backoff()
+"""0.1 s doubling up to 5 s, for at most 5 minutes."""
+
+
+class Tries:
+    """One run of a Backoff: started at the first failure."""
+
+    def __init__(self, backoff: Backoff) -> None:
+        self.backoff = backoff
+        self.started = time.monotonic()
+        self.failures = 0
+
+    def pause(self) -> float | None:
+        """The pause before the next try; None: give up (it would start too late)."""
+        b = self.backoff
+        ceiling = min(b.cap, b.first * 2.0 ** min(self.failures, 60))
+        self.failures += 1
+        pause = _jitter.uniform(0.0, ceiling)
+        if b.give_up_after is not None and time.monotonic() - self.started + pause > b.give_up_after:
+            return None
+        return pause
 
 
 def new_token() -> str:
-    """A seat token of this client's own: 32 random letters and digits (190 bits)."""
+    """A seat token (or idempotency key) of this client's own: 32 random letters and
+    digits (190 bits)."""
     return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
 
 
+def _retryable(exc: Exception) -> bool:
+    """Whether a request that failed so may be sent again as it was (when it is safe to
+    send twice): no answer, or the server's own failure (5xx)."""
+    return isinstance(exc, ConnectionError) or (isinstance(exc, HttpError) and exc.status >= 500)
+
+
 class DaedalusHttp:
-    """The server's HTTP endpoints. Use as an async context manager (or call aclose())."""
+    """The server's HTTP endpoints. Use as an async context manager (or call aclose()).
 
-    RETRY_DELAYS = RETRY_DELAYS
+    `timeout`: seconds a request waits for its answer. `backoff`: how `create_match` and
+    `claim_seat` are sent again after a connection error or a 5xx answer."""
 
-    def __init__(self, base_url: str = DEFAULT_SERVER, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        base_url: str = DEFAULT_SERVER,
+        *,
+        timeout: float = 10.0,
+        backoff: Backoff = DEFAULT_BACKOFF,
+    ) -> None:
         self.base_url = endpoints(base_url)[0]
+        self.backoff = backoff
         self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
 
     async def __aenter__(self) -> DaedalusHttp:
@@ -134,9 +192,11 @@ class DaedalusHttp:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _request(self, method: str, path: str, body: Any = None) -> httpx.Response:
+    async def _request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
         try:
-            response = await self._client.request(method, path, json=body)
+            response = await self._client.request(method, path, json=body, headers=headers)
         except httpx.TransportError as exc:
             raise ConnectionError(f"{self.base_url}{path}: {exc!r}") from exc
         if response.status_code >= 400:
@@ -146,6 +206,24 @@ class DaedalusHttp:
                 code, message = str(error.get("code", code)), str(error.get("message", ""))
             raise HttpError(response.status_code, code, message)
         return response
+
+    async def _again(
+        self, method: str, path: str, body: Any, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """A request safe to send twice, sent again (after `backoff`) while it fails with
+        no answer or a 5xx."""
+        tries: Tries | None = None
+        while True:
+            try:
+                return await self._request(method, path, body, headers)
+            except (ConnectionError, HttpError) as exc:
+                if not _retryable(exc):
+                    raise
+                tries = tries or self.backoff.tries()
+                pause = tries.pause()
+                if pause is None:
+                    raise
+                await asyncio.sleep(pause)
 
     async def health(self) -> bool:
         response = await self._request("GET", "/health")
@@ -157,33 +235,36 @@ class DaedalusHttp:
         return games
 
     async def create_match(
-        self, game: str, variant: str | None = None, options: dict[str, Any] | None = None
+        self,
+        game: str,
+        variant: str | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        key: str | None = None,
     ) -> dict[str, Any]:
+        """Create a match: {"match", "game", "variant", "options", ...}. It is sent with
+        an `Idempotency-Key` (`key`, 16 to 128 letters, digits, '-' or '_'; by default a
+        random one of this call's own), so a request whose answer is lost (no
+        connection, a timeout, a 5xx) is sent again as it was, per `backoff`, and the
+        server answers with the match the first one created, never a second match."""
         body: dict[str, Any] = {"game": game, "options": options or {}}
         if variant is not None:
             body["variant"] = variant
-        response = await self._request("POST", "/matches", body)
+        headers = {"Idempotency-Key": key if key is not None else new_token()}
+        response = await self._again("POST", "/matches", body, headers)
         created: dict[str, Any] = response.json()
         return created
 
     async def claim_seat(self, match: str, name: str, seat: int | None = None) -> dict[str, Any]:
         """Take a seat: {"match", "seat", "token", ...}. The token is chosen here, so a
-        claim whose answer is lost (no connection, 503) is sent again with the same one
-        after each of RETRY_DELAYS, and the server answers with the same seat."""
+        claim whose answer is lost (no connection, a timeout, a 5xx) is sent again with
+        the same one, per `backoff`, and the server answers with the same seat."""
         body: dict[str, Any] = {"name": name, "token": new_token()}
         if seat is not None:
             body["seat"] = seat
-        for delay in (*self.RETRY_DELAYS, None):
-            try:
-                response = await self._request("POST", f"/matches/{match}/seats", body)
-            except (ConnectionError, HttpError) as exc:
-                if delay is None or (isinstance(exc, HttpError) and exc.status != 503):
-                    raise
-                await asyncio.sleep(delay)
-                continue
-            claimed: dict[str, Any] = response.json()
-            return claimed
-        raise AssertionError("unreachable")
+        response = await self._again("POST", f"/matches/{match}/seats", body)
+        claimed: dict[str, Any] = response.json()
+        return claimed
 
     async def status(self, match: str) -> dict[str, Any]:
         """The public (spectator) view of the match, with its "seq"."""
@@ -191,9 +272,11 @@ class DaedalusHttp:
         view: dict[str, Any] = response.json()
         return view
 
-    async def log(self, match: str) -> list[Entry]:
-        """The whole log of a finished match (HttpError 409 match_not_over before)."""
-        response = await self._request("GET", f"/matches/{match}/log")
+    async def log(self, match: str, audit_key: str | None = None) -> list[Entry]:
+        """The whole log of a finished match (HttpError 409 match_not_over before); with
+        the match's audit key, in clear (docs/fairness.md)."""
+        path = f"/matches/{match}/log" + (f"?audit={audit_key}" if audit_key else "")
+        response = await self._request("GET", path)
         return decode_log(response.content)
 
 
@@ -257,13 +340,21 @@ COMMAND_RATE = 16.0
 COMMAND_BURST = 30.0
 
 
+# Errors of a hello after which reconnecting cannot help.
+REFUSED_CODES = frozenset({"unknown_match", "bad_token", "bad_message", "bad_since", "match_expired"})
+
+
 class MatchConnection:
     """One viewer's WebSocket to one match: a player (with its seat token) or a spectator.
 
+    `resume`: reconnect by itself when the connection is lost, trying again per `backoff`
+    (by default for up to 5 minutes; `Backoff(give_up_after=None)`: for ever) unless the
+    server refuses the hello for good (an unknown match, a bad token, a match that
+    expired). The same `backoff` paces sending a command again after `busy` or
+    `store_unavailable`.
+
     Commands are paced to COMMAND_RATE a second (after a burst of COMMAND_BURST), so a
     fast bot in a game of quick turns never runs into the server's rate limit."""
-
-    RETRY_DELAYS = RETRY_DELAYS
 
     def __init__(
         self,
@@ -273,7 +364,7 @@ class MatchConnection:
         since: int = 0,
         *,
         resume: bool = True,
-        max_resume_attempts: int = 8,
+        backoff: Backoff = DEFAULT_BACKOFF,
         open_timeout: float = 10.0,
         ping_interval: float | None = 20.0,
     ) -> None:
@@ -289,7 +380,9 @@ class MatchConnection:
         self.closed = False
         self.close_reason: str | None = None
         self._resume = resume
-        self._max_resume_attempts = max_resume_attempts
+        self.backoff = backoff
+        self._reconnecting = False
+        self._stopping = asyncio.Event()  # close() was called: stop waiting to reconnect
         self._open_timeout = open_timeout
         self._ping_interval = ping_interval
         self._ws: ClientConnection | None = None
@@ -326,6 +419,7 @@ class MatchConnection:
 
     async def close(self) -> None:
         self._closing = True
+        self._stopping.set()
         if self._ws is not None:
             await self._ws.close()
         if self._reader is not None and self._reader is not asyncio.current_task():
@@ -404,16 +498,19 @@ class MatchConnection:
     ) -> CommandResult:
         """Send a game command and wait for its ack, rejection or error.
 
-        While the server answers `busy` or `store_unavailable` (its Redis is away for a
-        moment) the command is sent again with the same id, which the server applies once,
-        after each of RETRY_DELAYS; then that error is the result."""
+        `timeout`: seconds to wait for the answer while connected (TimeoutError after);
+        time spent reconnecting does not count, as the command is sent again on the
+        resume. While the server answers `busy` or `store_unavailable` (its Redis is away
+        for a moment) the command is sent again with the same id, which the server
+        applies once, per `backoff`; once that gives up, the error is the result."""
         if self.closed or self._ws is None:
             raise ConnectionError(f"connection ended: {self.close_reason}")
         cid = id if id is not None else self.next_id()
         frame = json.dumps({"type": "command", "id": cid, "command": command})
         self._pending_frames[cid] = frame
+        tries: Tries | None = None
         try:
-            for delay in (*self.RETRY_DELAYS, None):
+            while True:
                 future: asyncio.Future[CommandResult] = asyncio.get_running_loop().create_future()
                 self._pending[cid] = future
                 await self._pace()
@@ -421,14 +518,31 @@ class MatchConnection:
                 if ws is not None:  # if the socket is down, the resume sends it again
                     with contextlib.suppress(ConnectionClosed):
                         await ws.send(frame)
-                result = await asyncio.wait_for(future, timeout)
-                if result.code not in RETRY_CODES or delay is None:
+                result = await self._answer(future, timeout)
+                if result.code not in RETRY_CODES:
                     return result
-                await asyncio.sleep(delay)
-            raise AssertionError("unreachable")
+                tries = tries or self.backoff.tries()
+                pause = tries.pause()
+                if pause is None:
+                    return result
+                await asyncio.sleep(pause)
         finally:
             self._pending.pop(cid, None)
             self._pending_frames.pop(cid, None)
+
+    async def _answer(
+        self, future: asyncio.Future[CommandResult], timeout: float | None
+    ) -> CommandResult:
+        """The answer to a command sent, waiting up to `timeout` seconds while connected:
+        the wait starts again after a reconnection (which sent the command again), and
+        goes on while reconnecting."""
+        while True:
+            resumes = self.resumes
+            done, _ = await asyncio.wait({future}, timeout=timeout)
+            if done:
+                return future.result()
+            if self.resumes == resumes and not self._reconnecting:
+                raise TimeoutError(f"no answer to the command within {timeout:g} s")
 
     async def _pace(self) -> None:
         """Wait, if need be, to stay within COMMAND_RATE (a token bucket run into debt)."""
@@ -515,14 +629,20 @@ class MatchConnection:
                     reason = ws.close_reason or ""
                     await self._finish(f"closed by the server ({code} {reason})".strip())
                     return
-                if not await self._reopen():
-                    return
+                self._reconnecting = True
+                try:
+                    if not await self._reopen():
+                        return
+                finally:
+                    self._reconnecting = False
         finally:
             await self._finish("the reader stopped")
 
     async def _reopen(self) -> bool:
-        delay = 0.05
-        for attempt in range(self._max_resume_attempts):
+        """Reconnect and say hello from the last update seen, trying again per `backoff`;
+        False once given up (or refused for good, or closed)."""
+        tries: Tries | None = None
+        while True:
             if self._closing:
                 await self._finish("closed")
                 return False
@@ -537,14 +657,16 @@ class MatchConnection:
                     await self._open(since="now")
                     self.resyncs += 1
             except ConnectionFailed as exc:
-                if exc.code in ("unknown_match", "bad_token", "bad_message", "bad_since"):
+                if exc.code in REFUSED_CODES:
                     await self._finish(f"resume refused: {exc}")
                     return False
-                if attempt == self._max_resume_attempts - 1:
+                tries = tries or self.backoff.tries()
+                pause = tries.pause()
+                if pause is None:
                     await self._finish(f"could not resume: {exc}")
                     return False
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                with contextlib.suppress(TimeoutError):  # close() ends the pause
+                    await asyncio.wait_for(self._stopping.wait(), pause)
                 continue
             self.resumes += 1
             assert self._ws is not None
@@ -554,7 +676,6 @@ class MatchConnection:
             async with self._changed:
                 self._changed.notify_all()
             return True
-        return False
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
