@@ -1,0 +1,171 @@
+"""The plan generator: every plan it draws keeps section 8's rules and recommendations (no
+warning but those the options make unavoidable), within the 7.1 limits it is given; the
+same seed draws the same plan; options no plan can meet are a clear error."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.games.labyrinth.generate import (
+    GenerateOptions,
+    GenerationError,
+    expected_warnings,
+    generate,
+)
+from domain.games.labyrinth.plan import Delta, Hospital, Pit, Plan, River, Weaponry
+from domain.games.labyrinth.plan_text import parse_plan, render_plan
+from domain.games.labyrinth.validate import PlanOptions, on_outline, validate
+from domain.rng import Rng
+
+
+def draw(options: GenerateOptions, seed: int) -> Plan:
+    return generate(options, Rng(seed.to_bytes(8, "big"), "plan"))
+
+
+def assert_follows_section_8(plan: Plan, options: GenerateOptions) -> None:
+    report = validate(plan, options.limits, options.players)
+    assert report.ok, [p.text for p in report.errors]
+    unexpected = report.names() - expected_warnings(options)
+    assert not unexpected, [p.text for p in report.warnings]
+    assert plan.rows == options.rows and plan.columns == options.columns
+    assert parse_plan(render_plan(plan)) == plan
+
+
+sizes = st.integers(4, 9)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    rows=sizes,
+    columns=sizes,
+    players=st.integers(1, 4),
+    repeat=st.booleans(),
+    corners=st.booleans(),
+)
+def test_every_plan_drawn_follows_the_rules_and_recommendations(
+    seed: int, rows: int, columns: int, players: int, repeat: bool, corners: bool
+) -> None:
+    if not corners and min(rows, columns) < 5:
+        corners = True
+    options = GenerateOptions(rows=rows, columns=columns, players=players, repeat=repeat,
+                              corners=corners)
+    plan = draw(options, seed)
+    assert_follows_section_8(plan, options)
+    assert not expected_warnings(options)
+    fakes = sum(1 for t in plan.treasures if not t.is_true)
+    assert 1 <= fakes <= players
+    assert len(plan.exits) > players  # 5.7: landmines are on by default
+    assert any(e.open for e in plan.exits)
+
+
+limits = st.builds(
+    PlanOptions,
+    landmines=st.booleans(),
+    encephalitis=st.booleans(),
+    max_pits=st.none() | st.integers(0, 5),
+    max_pit_loops=st.none() | st.integers(0, 2),
+    max_loop_length=st.none() | st.integers(2, 4),
+    max_rivers=st.none() | st.integers(0, 3),
+    max_river_branches=st.none() | st.integers(1, 2),
+    max_river_length=st.none() | st.integers(2, 5),
+    weaponries=st.none() | st.integers(1, 3),
+    hospitals=st.none() | st.integers(1, 3),
+    treasures=st.none() | st.integers(1, 5),
+    inner_walls=st.none() | st.integers(5, 25),
+    exits=st.none() | st.integers(2, 5),
+    closed_exits=st.booleans(),
+    open_exit=st.booleans(),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32), rows=st.integers(6, 8), columns=st.integers(6, 8),
+       players=st.integers(1, 5), limits=limits, repeat=st.booleans())
+def test_plans_keep_within_the_match_limits(
+    seed: int, rows: int, columns: int, players: int, limits: PlanOptions, repeat: bool
+) -> None:
+    options = GenerateOptions(rows=rows, columns=columns, players=players, limits=limits,
+                              repeat=repeat)
+    plan = draw(options, seed)
+    assert_follows_section_8(plan, options)
+    if not limits.closed_exits:
+        assert all(e.open for e in plan.exits)
+
+
+def test_the_same_seed_draws_the_same_plan_and_others_differ() -> None:
+    options = GenerateOptions()
+    first = draw(options, 7)
+    assert draw(options, 7) == first
+    assert render_plan(draw(options, 7)) == render_plan(first)
+    others = {render_plan(draw(options, seed)) for seed in range(20)}
+    assert len(others) == 20
+    other_label = generate(options, Rng((7).to_bytes(8, "big"), "other"))
+    assert other_label != first
+
+
+def test_the_default_plan_has_what_section_8_recommends() -> None:
+    for seed in range(30):
+        plan = draw(GenerateOptions(), seed)
+        assert len(plan.cells_of(Weaponry)) >= 2 and len(plan.cells_of(Hospital)) >= 2
+        assert plan.cells_of(River) and plan.cells_of(Pit)
+        for loop in plan.pit_loops().values():
+            assert any(on_outline(plan, c) for c in loop)
+        for source in plan.cells_of(River):
+            if not plan.upstream(source):
+                assert on_outline(plan, source)
+
+
+def twin(cell: tuple[int, int]) -> tuple[int, int]:
+    """The cell a half-turn away in a plan of 6 rows and 5 columns."""
+    return (7 - cell[0], 6 - cell[1])
+
+
+def test_a_repeating_layout_has_twins_a_half_turn_apart() -> None:
+    for seed in range(20):
+        plan = draw(GenerateOptions(rows=6, columns=5, players=3), seed)
+
+        for kind in (Weaponry, Hospital):
+            cells = set(plan.cells_of(kind))
+            assert {twin(c) for c in cells} == cells
+        pits = set(plan.cells_of(Pit))
+        assert {twin(c) for c in pits} == pits
+        true = plan.true_treasures()[0]
+        assert plan.treasure_at(twin(true)) is not None
+        assert {(twin(w.a), twin(w.b)) for w in plan.walls} == {(w.b, w.a) for w in plan.walls}
+
+
+def test_a_plan_without_rivers_or_pits_when_the_match_has_none() -> None:
+    options = GenerateOptions(limits=PlanOptions(max_rivers=0, max_pits=0))
+    assert expected_warnings(options) == {"no-rivers-or-pits"}
+    plan = draw(options, 3)
+    assert not plan.cells_of(River) and not plan.cells_of(Pit) and not plan.cells_of(Delta)
+    assert_follows_section_8(plan, options)
+
+
+def test_the_common_start_cell_is_land_without_a_treasure() -> None:
+    plan = draw(GenerateOptions(common_start=True), 5)
+    assert plan.start is not None and plan.treasure_at(plan.start) is None
+    assert type(plan.type_at(plan.start)).__name__ == "Land"
+
+
+@pytest.mark.parametrize(
+    "options, fragment",
+    [
+        (GenerateOptions(rows=2), "rows: 2; a generated plan has 3 to 30"),
+        (GenerateOptions(columns=31), "columns: 31"),
+        (GenerateOptions(players=0), "players: 0"),
+        (GenerateOptions(rows=4, columns=4, limits=PlanOptions(weaponries=9, hospitals=9)),
+         "9 weaponries, 9 hospitals and 2 treasures on land do not fit in 16 cells"),
+        (GenerateOptions(rows=3, columns=3, limits=PlanOptions(exits=9)),
+         "9 exits, and the outline has 8 cells"),
+        (GenerateOptions(rows=3, columns=3), "no plan of 3x3 cells fits these options after 40"),
+        (GenerateOptions(limits=PlanOptions(heal_moves=0)), "(8.6)"),
+    ],
+)
+def test_impossible_options_are_a_clear_error(options: GenerateOptions, fragment: str) -> None:
+    with pytest.raises(GenerationError) as caught:
+        draw(options, 1)
+    assert fragment in str(caught.value)
