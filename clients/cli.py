@@ -5,6 +5,7 @@
     daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
+    daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]   (Labyrinth plans: clients/plan_cli.py)
 
 Extras: `play --option KEY=VALUE` (match options when creating) and `--token T` (come
 back to a seat); `bots --option KEY=VALUE`, `--timeout S` (per match) and `--verify`
@@ -186,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _viewer_arg(text: str) -> Any:
     """`--as`: a seat number or 'spectator', as a projections Viewer."""
+    from clients.plan_cli import add_plan_parser
+
+    add_plan_parser(sub)
     from projections.contract import SPECTATOR, Viewer
 
     if text.strip().lower() == "spectator":
@@ -201,7 +205,9 @@ def _viewer_arg(text: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"serve": cmd_serve, "play": cmd_play, "bots": cmd_bots, "replay": cmd_replay}
+    from clients.plan_cli import cmd_plan
+
+    handler = {"serve": cmd_serve, "play": cmd_play, "bots": cmd_bots, "replay": cmd_replay, "plan": cmd_plan}
     try:
         code = handler[args.command](args)
     except KeyboardInterrupt:
