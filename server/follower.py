@@ -15,6 +15,20 @@ if TYPE_CHECKING:
 log = logs.get("daedalus.hub")
 
 
+async def cancel_and_wait(task: asyncio.Task[None]) -> None:
+    """Cancel `task` and wait until it has ended, cancelling again while it runs on.
+
+    One cancellation is not always enough: on Python 3.11, `asyncio.wait_for` returns the
+    result of a future that completes as the cancellation arrives and drops the
+    cancellation, and a read that then waits again without a timeout (fakeredis's blocking
+    reads do) would never end, nor would a shutdown waiting for it."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    if not task.cancelled():
+        task.exception()  # retrieved, so an error at shutdown is not reported as lost
+
+
 class Follower:
     """Reads what other processes append to the matches this process follows.
 
@@ -63,11 +77,9 @@ class Follower:
             self.add(runner)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            await cancel_and_wait(task)
 
     async def _unblock(self, reading: int, client_id: int) -> None:
         # The read may not have reached Redis yet: try again while it is the one in flight.
