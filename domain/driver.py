@@ -40,7 +40,11 @@ class MatchDriver:
 
     `entries[i]`, `outcomes[i]` and `states[i]` are the i-th entry, what it did and the
     match state after it (the create entry's outcome is empty). `ts` is the log time the
-    next entry is proposed at unless one is given."""
+    next entry is proposed at unless one is given. The match is created under the log
+    version `log_version` (a subclass may set another, say 1 to write logs as the first
+    version did)."""
+
+    log_version: int = engine.LOG_VERSION
 
     def __init__(
         self,
@@ -54,7 +58,8 @@ class MatchDriver:
     ) -> None:
         self.rules = rules
         first = engine.create_entry(
-            rules, match_id=match_id, variant=variant, options=options or {}, seed=seed, ts=ts
+            rules, match_id=match_id, variant=variant, options=options or {}, seed=seed, ts=ts,
+            log_version=self.log_version,
         )
         self.ms: MatchState = engine.open_match(rules, first)
         self.entries: list[Entry] = [first]
@@ -90,12 +95,21 @@ class MatchDriver:
         return outcome
 
     def join(
-        self, name: str, seat: int | None = None, ts: int | None = None, *, cid: str | _Auto | None = AUTO
+        self,
+        name: str,
+        seat: int | None = None,
+        ts: int | None = None,
+        *,
+        cid: str | _Auto | None = AUTO,
+        entropy: str | None = None,
     ) -> Outcome:
-        """A seat claim: `seat`, or (None) the first free one."""
+        """A seat claim: `seat`, or (None) the first free one; `entropy`: the player's own
+        (none by default, so a driven match stays a function of its seed)."""
         body: dict[str, Any] = {"name": name}
         if seat is not None:
             body["seat"] = seat
+        if entropy is not None:
+            body["entropy"] = entropy
         if isinstance(cid, _Auto):  # (subclasses may override propose without `cid`)
             return self.propose("join", None, body, ts)
         return self.propose("join", None, body, ts, cid=cid)

@@ -10,6 +10,17 @@ game that falls at or before it expires first, in order. So a tick is only a nud
 stale or duplicate tick finds nothing due and produces nothing, and a command that
 arrives after a deadline meets the state that deadline left.
 
+The log version (`log_version` in the create entry; absent in the first version, 1)
+decides how the match's random draws are made:
+- version 1: the setup is drawn from the server's seed when the match is created, and
+  the game's draws during play come from that seed;
+- version 2: each seat claim may carry the player's own entropy, and every draw (the
+  setup, unless the host gave it, and any draw during play) comes from a key derived from
+  the server's seed and every seat's entropy (`draw_key`), so a seeded setup is drawn when
+  the last seat is taken. The commitment published at creation binds the seed (and a given
+  setup) before any entropy exists (docs/fairness.md).
+A log is folded and verified under the version it records, so old logs replay as they did.
+
 Each entry carries two digests:
 - `out`: SHA-256 of the outcome the entry produced (events, rejection, warnings);
 - `digest`: SHA-256 of the previous entry's digest and this entry's fields (with `out`).
@@ -18,6 +29,8 @@ So an edit anywhere breaks the chain at that entry, and `verify` names it and it
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
@@ -29,6 +42,16 @@ from domain.rng import Rng
 
 GENESIS_HEAD = "0" * 64
 COMMITMENT_PREFIX = b"daedalus-commitment-v1\n"
+DRAW_KEY_PREFIX = b"daedalus-draw-key-v2\n"
+# The log version new matches are created under (see the module docstring).
+LOG_VERSION = 2
+LOG_VERSIONS = (1, 2)
+# A player's entropy: any printable text of 1 to MAX_ENTROPY characters (the client
+# library sends 64 random hex digits).
+MAX_ENTROPY = 128
+# What the game's state is built on before a version-2 match has drawn its setup (every
+# seat not yet taken): a fixed, public key, so nothing in that state depends on the seed.
+STAND_IN_KEY = hashlib.sha256(b"daedalus-stand-in-v2").digest()
 MAX_EXPIRIES_PER_ENTRY = 100_000
 
 EntryKind = Literal["create", "join", "command", "tick"]
@@ -117,6 +140,12 @@ class MatchState(msgspec.Struct, frozen=True, kw_only=True):
     seq: int = 0
     head: str = GENESIS_HEAD
     last_ts: int = 0
+    log_version: int = 1
+    # Version 2: each seat's entropy as recorded by its claim (None: none given, or the
+    # seat is free); and whether the setup was given at creation (a host's) rather than
+    # drawn when the last seat is taken (`setup` is None until then).
+    entropy: tuple[str | None, ...] = ()
+    setup_given: bool = False
 
     @property
     def seats(self) -> int:
@@ -127,7 +156,17 @@ class MatchState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def commitment_of(seed_hex: str, setup: Any) -> str:
+    """The commitment published at creation: SHA-256 over the seed and the setup (log
+    version 2: the setup given at creation, or None when it is drawn once every seat is
+    taken; the create entry records which version, and its digest covers that)."""
     return sha256_hex(COMMITMENT_PREFIX, canonical({"seed": seed_hex, "setup": setup}))
+
+
+def draw_key(seed_hex: str, entropy: Iterable[str | None]) -> bytes:
+    """The key every draw of a version-2 match comes from: HMAC-SHA256 keyed by the
+    server's seed over every seat's entropy in seat order (null where a seat gave none)."""
+    message = DRAW_KEY_PREFIX + canonical(list(entropy))
+    return hmac.new(bytes.fromhex(seed_hex), message, hashlib.sha256).digest()
 
 
 def outcome_digest(outcome: Outcome) -> str:
@@ -169,13 +208,19 @@ def create_entry(
     options: Mapping[str, Any],
     seed: bytes,
     ts: int,
+    log_version: int = LOG_VERSION,
 ) -> Entry:
-    """The first entry of a new match. Raises OptionsError for bad variant or options."""
+    """The first entry of a new match, under `log_version` (see the module docstring).
+    Raises OptionsError for bad variant or options."""
     variant = variant or rules.default_variant
     if variant not in {v.name for v in rules.variants}:
         known = ", ".join(v.name for v in rules.variants)
         raise OptionsError(f"unknown variant {variant!r} of {rules.name} (known: {known})")
+    if log_version not in LOG_VERSIONS:
+        raise ValueError(f"no log version {log_version}")
     opts = rules.configure(variant, options)
+    if log_version >= 2:
+        return _create_v2(rules, match_id, variant, opts, seed, ts)
     setup = rules.make_setup(opts, Rng(seed, "setup"))
     # A game may take secret options (say, a host's own board): make_setup moved them into
     # the committed setup, and `public_options` leaves them out of what is recorded as the
@@ -198,6 +243,29 @@ def create_entry(
     )
 
 
+def _create_v2(rules: Game, match_id: str, variant: str, opts: Any, seed: bytes, ts: int) -> Entry:
+    """A version-2 create entry: the setup is recorded (and committed) only if the host
+    gave it; a seeded one is drawn when the last seat is taken."""
+    draft = rules.make_setup(opts, Rng(STAND_IN_KEY, "setup"))  # only: is it given?
+    given = None if rules.seeded_setup(draft) else draft
+    seed_hex = seed.hex()
+    body = {
+        "match": match_id,
+        "game": rules.name,
+        "variant": variant,
+        "options": to_builtins(rules.public_options(opts)),
+        "rules_version": rules.rules_version,
+        "log_version": 2,
+        "seed": seed_hex,
+        "setup": given,
+        "commitment": commitment_of(seed_hex, given),
+    }
+    return seal(
+        GENESIS_HEAD, seq=1, ts=ts, kind="create", seat=None, cid="create", body=body,
+        outcome=Outcome(),
+    )
+
+
 def open_match(rules: Game, entry: Entry) -> MatchState:
     """The state after the `create` entry (checked against its digests)."""
     if entry.seq != 1 or entry.kind != "create":
@@ -209,6 +277,9 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         raise IntegrityError(1, None, f"the log is of {body.get('game')!r}, not {rules.name!r}")
     if entry.digest != entry_digest(GENESIS_HEAD, entry) or entry.out != outcome_digest(Outcome()):
         raise IntegrityError(1, None, "the create entry's digest does not match its content")
+    version = body.get("log_version", 1)
+    if version not in LOG_VERSIONS or isinstance(version, bool):
+        raise IntegrityError(1, None, f"unknown log version {version!r}")
     try:
         opts = rules.configure(body["variant"], body["options"])
         seed = bytes.fromhex(body["seed"])
@@ -216,6 +287,8 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         raise IntegrityError(1, None, f"the create entry is malformed: {exc}") from exc
     if commitment_of(body["seed"], body["setup"]) != body["commitment"]:
         raise IntegrityError(1, None, "the seed and setup do not match the published commitment")
+    if version >= 2:
+        return _open_v2(rules, entry, opts)
     return MatchState(
         rules=rules,
         match_id=body["match"],
@@ -233,6 +306,61 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         head=entry.digest,
         last_ts=entry.ts,
     )
+
+
+def _open_v2(rules: Game, entry: Entry, opts: Any) -> MatchState:
+    """The state after a version-2 create entry. Until every seat is taken the game's
+    state is built on a stand-in (the given setup, or one drawn from STAND_IN_KEY, and
+    that key): nothing in it depends on the seed, and no game event happens before the
+    start, when it is built again on the real draw."""
+    body = entry.body
+    given = body["setup"]
+    if given is not None and rules.seeded_setup(given):
+        raise IntegrityError(
+            1, None, "the create entry records a setup the game says is drawn: a drawn "
+            "setup is drawn when the last seat is taken, not chosen at creation",
+        )
+    stand_in = given if given is not None else rules.make_setup(opts, Rng(STAND_IN_KEY, "setup"))
+    seats = rules.seat_count(opts)
+    return MatchState(
+        rules=rules,
+        match_id=body["match"],
+        game=rules.name,
+        variant=body["variant"],
+        options=opts,
+        rules_version=body["rules_version"],
+        commitment=body["commitment"],
+        seed=body["seed"],
+        setup=given,
+        created=entry.ts,
+        names=(None,) * seats,
+        game_state=rules.initial_state(opts, stand_in, STAND_IN_KEY),
+        seq=1,
+        head=entry.digest,
+        last_ts=entry.ts,
+        log_version=2,
+        entropy=(None,) * seats,
+        setup_given=given is not None,
+    )
+
+
+def _draw(ms: MatchState) -> MatchState:
+    """Version 2, every seat taken: the key from the seed and every seat's entropy, the
+    setup drawn from it (unless given), and the game's state built on both."""
+    key = draw_key(ms.seed, ms.entropy)
+    setup = ms.setup if ms.setup_given else ms.rules.make_setup(ms.options, Rng(key, "setup"))
+    return msgspec.structs.replace(
+        ms, setup=setup, game_state=ms.rules.initial_state(ms.options, setup, key)
+    )
+
+
+def entropy_problem(entropy: Any) -> str | None:
+    """Why a seat claim's `entropy` is refused (None: it is fine, or absent)."""
+    if entropy is None:
+        return None
+    if not isinstance(entropy, str) or not 1 <= len(entropy) <= MAX_ENTROPY or not entropy.isprintable():
+        return f"entropy is 1 to {MAX_ENTROPY} printable characters"
+    return None
 
 
 # --- folding ---------------------------------------------------------------------------
@@ -289,11 +417,20 @@ def _join(ms: MatchState, body: Any, now: int, events: list[Any]) -> tuple[Match
         return ms, Rejection("no_such_seat", f"seats are 0 to {ms.seats - 1}")
     elif seat not in free:
         return ms, Rejection("seat_taken", f"seat {seat} is taken")
+    if ms.log_version >= 2:
+        problem = entropy_problem(body.get("entropy"))
+        if problem is not None:
+            return ms, Rejection("bad_entropy", problem)
+        entropy = list(ms.entropy)
+        entropy[seat] = body.get("entropy")
+        ms = msgspec.structs.replace(ms, entropy=tuple(entropy))
     names = list(ms.names)
     names[seat] = name
     events.append(SeatTaken(seat=seat, name=name))
     ms = msgspec.structs.replace(ms, names=tuple(names))
     if all(n is not None for n in names):
+        if ms.log_version >= 2:
+            ms = _draw(ms)
         events.append(MatchStarted(at=now))
         ms = msgspec.structs.replace(ms, started=True)
         started = ms.rules.start(ms.game_state, now)
@@ -416,9 +553,14 @@ class Verified(msgspec.Struct, frozen=True):
     failure: str | None = None
     failed_seq: int | None = None
     failed_round: int | None = None
-    # "seed": the setup is what the rules' generator draws from the revealed seed;
-    # "host": the game says it was given (a host's own maze), not drawn.
+    # "seed": the setup is what the rules' generator draws from the revealed seed (log
+    # version 2: from the seed and the seats' entropy); "host": the game says it was given
+    # (a host's own maze), not drawn; None: not drawn yet (the log ends before the start).
     setup: str | None = None
+    log_version: int = 1
+    # Version 2: how many seats gave entropy of their own, of how many.
+    entropy_given: int = 0
+    seats: int = 0
 
 
 def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
@@ -440,7 +582,7 @@ def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
         )
     try:
         ms = open_match(rules, first)
-        setup = _setup_source(rules, ms)
+        setup = _setup_source(rules, ms) if ms.log_version == 1 else None
         for entry in entries[1:]:
             ms, _ = apply(ms, entry)
     except IntegrityError as exc:
@@ -448,7 +590,14 @@ def verify(rules_for: Mapping[str, Game], entries: list[Entry]) -> Verified:
             False, len(entries), commitment=first.body.get("commitment"),
             failure=str(exc), failed_seq=exc.seq, failed_round=exc.round,
         )
-    return Verified(True, len(entries), commitment=ms.commitment, setup=setup)
+    if ms.log_version >= 2:
+        # The fold drew the setup (and the key of every later draw) from the revealed
+        # seed and the entropy the seat claims recorded, as the server had to.
+        setup = "host" if ms.setup_given else "seed" if ms.started else None
+    return Verified(
+        True, len(entries), commitment=ms.commitment, setup=setup, log_version=ms.log_version,
+        entropy_given=sum(e is not None for e in ms.entropy), seats=ms.seats,
+    )
 
 
 def _setup_source(rules: Game, ms: MatchState) -> str:
@@ -481,6 +630,8 @@ __all__ = [
     "apply",
     "create_entry",
     "deadline",
+    "draw_key",
+    "entropy_problem",
     "fold",
     "open_match",
     "propose",

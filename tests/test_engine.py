@@ -14,9 +14,13 @@ from tests import toygame
 SEED = bytes(range(32))
 
 
-def new_log(turn_ms: int = 1000) -> tuple[list[Entry], engine.MatchState]:
+def new_log(turn_ms: int = 1000, log_version: int = 1) -> tuple[list[Entry], engine.MatchState]:
+    """A toy match's create entry, by default of the first log version (the setup drawn
+    from the seed at creation): these tests show such logs still fold and verify;
+    tests/test_fairness_entropy.py has the second version's."""
     first = engine.create_entry(
-        toygame, match_id="m1", variant=None, options={"turn_ms": turn_ms}, seed=SEED, ts=1000
+        toygame, match_id="m1", variant=None, options={"turn_ms": turn_ms}, seed=SEED, ts=1000,
+        log_version=log_version,
     )
     ms = engine.open_match(toygame, first)
     return [first], ms
