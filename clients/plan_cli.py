@@ -1,11 +1,23 @@
 """`daedalus plan`: Labyrinth plans from the command line.
 
     daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]
+    daedalus plan check FILE [--players N] [--option KEY=VALUE ...] [--json]
+    daedalus plan generate [--seed S] [--size WxH] [--players N] [--option KEY=VALUE ...]
+                           [--no-corners] [--no-repeat] [--common-start] [--out FILE] [--svg OUT.svg]
 
 `show` reads a plan (the text format of docs/rules/labyrinth.md, or its JSON form when the
 file starts with `{`), prints its ASCII picture, and writes the SVG picture and the JSON
 form when asked. A plan that cannot be read is reported as `FILE:LINE:COLUMN: message`
 with exit status 1.
+
+`check` validates a plan (domain/games/labyrinth/validate.py): one line per error and
+warning, each naming its rule and cell, then a summary; exit status 1 when there is an
+error. `--option KEY=VALUE` sets the match's limits on its plan (option 7.1), `--players`
+the number of players (for 8.R3 and 5.7).
+
+`generate` draws a plan (domain/games/labyrinth/generate.py) from `Rng(SEED, "plan")`,
+SEED being the bytes of 64 hex digits (a match's seed) or else the UTF-8 of the text;
+same seed and options, same plan. The plan's name records the seed and options.
 
 clients/cli.py calls `add_plan_parser` to register the `plan` command and `cmd_plan` to run
 it. Each subcommand is one `_add_NAME` function (its arguments, with `handler` set to its
@@ -15,6 +27,8 @@ it. Each subcommand is one `_add_NAME` function (its arguments, with `handler` s
 from __future__ import annotations
 
 import argparse
+import json
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +46,8 @@ def add_plan_parser(sub: Any) -> None:
     )
     commands = plan.add_subparsers(dest="plan_command", required=True, metavar="PLAN_COMMAND")
     _add_show(commands)
+    _add_check(commands)
+    _add_generate(commands)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:

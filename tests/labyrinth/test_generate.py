@@ -4,16 +4,22 @@ same seed draws the same plan; options no plan can meet are a clear error."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from clients.cli import main
 from domain.games.labyrinth.generate import (
     GenerateOptions,
     GenerationError,
     expected_warnings,
     generate,
 )
+from domain.games.labyrinth.pictures import ascii_picture, svg_picture
 from domain.games.labyrinth.plan import Delta, Hospital, Pit, Plan, River, Weaponry
 from domain.games.labyrinth.plan_text import parse_plan, render_plan
 from domain.games.labyrinth.validate import PlanOptions, on_outline, validate
@@ -169,3 +175,48 @@ def test_impossible_options_are_a_clear_error(options: GenerateOptions, fragment
     with pytest.raises(GenerationError) as caught:
         draw(options, 1)
     assert fragment in str(caught.value)
+
+
+# --- daedalus plan generate ----------------------------------------------------------------------
+
+
+def test_plan_generate_writes_the_plan_and_its_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, svg = tmp_path / "p.txt", tmp_path / "p.svg"
+    assert main(["plan", "generate", "--seed", "1", "--out", str(out), "--svg", str(svg)]) == 0
+    plan = parse_plan(out.read_text())
+    assert plan.name == "generated: seed 1, 5x5, 2 players"
+    assert plan == msgspec.structs.replace(generate(GenerateOptions(), Rng(b"1", "plan")),
+                                           name=plan.name)
+    assert capsys.readouterr().out == ascii_picture(plan)
+    assert svg.read_text() == svg_picture(plan)
+    ET.fromstring(svg.read_text())
+    assert main(["plan", "check", str(out)]) == 0
+    assert "the plan keeps the rules (0 errors, 0 warnings)" in capsys.readouterr().out
+
+
+def test_plan_generate_options_reach_the_generator(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["plan", "generate", "--seed", "x", "--size", "7x4", "--players", "3", "--no-repeat",
+            "--option", "encephalitis=false", "--option", "max_pits=0", "--common-start"]
+    assert main(args) == 0
+    plan = parse_plan(capsys.readouterr().out)
+    options = GenerateOptions(rows=4, columns=7, players=3, repeat=False, common_start=True,
+                              limits=PlanOptions(encephalitis=False, max_pits=0))
+    assert plan == msgspec.structs.replace(generate(options, Rng(b"x", "plan")), name=plan.name)
+    assert plan.name == ("generated: seed x, 7x4, 3 players, encephalitis=false, max_pits=0, "
+                         "no repeat, common start")
+    match_seed = bytes(range(32))
+    assert main(["plan", "generate", "--seed", match_seed.hex()]) == 0
+    plan = parse_plan(capsys.readouterr().out)
+    assert plan.squares == generate(GenerateOptions(), Rng(match_seed, "plan")).squares
+
+
+def test_plan_generate_refuses_what_cannot_be_drawn(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "generate", "--seed", "1", "--size", "3x3"]) == 1
+    assert "daedalus plan generate: no plan of 3x3 cells fits" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "generate", "--size", "5by5"])
+    assert "expected WxH, such as 5x4 (columns x rows)" in capsys.readouterr().err
+    assert main(["plan", "generate"]) == 0
+    assert "daedalus plan generate: --seed " in capsys.readouterr().err

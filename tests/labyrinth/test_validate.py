@@ -4,9 +4,13 @@ recommendation a named warning, and the movement rules the reachability check fo
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 
+from clients.cli import main
 from domain.games.labyrinth.plan import ENCEPHALITIS, Land, Plan, plan_of
 from domain.games.labyrinth.plan_text import parse_plan
 from domain.games.labyrinth.validate import (
@@ -423,3 +427,66 @@ def test_any_plan_the_model_holds_is_validated_without_a_crash(plan: Plan) -> No
         assert problem.rule and problem.message
         assert problem.cell is None or problem.cell in plan.cells
     assert report.ok == (not report.errors)
+
+
+# --- daedalus plan check ------------------------------------------------------------------------
+
+
+def test_plan_check_exits_1_with_the_errors_and_0_with_warnings_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good, warned, broken = tmp_path / "good.txt", tmp_path / "warned.txt", tmp_path / "broken.txt"
+    good.write_text(BASE)
+    warned.write_text(cell_at(BASE, 1, 2, "."))
+    broken.write_text(border_below(border_right(BASE, 4, 4, "|"), 3, 5, "---"))
+    assert main(["plan", "check", str(good)]) == 0
+    assert capsys.readouterr().out == f"{good}: the plan keeps the rules (0 errors, 0 warnings)\n"
+    assert main(["plan", "check", str(warned)]) == 0
+    assert capsys.readouterr().out == (
+        f"{warned}: warning 8.R1 (two-weaponries): 1 weaponry; two or more make wounded "
+        f"players' lives easier and dark moves harder to follow\n"
+        f"{warned}: the plan keeps the rules (0 errors, 1 warning)\n"
+    )
+    assert main(["plan", "check", str(broken)]) == 1
+    assert capsys.readouterr().out == (
+        f"{broken}: error 8.5 at 4,5: cell 4,5 is cut off: no way in from the rest of the "
+        f"labyrinth or out to it without grenades\n"
+        f"{broken}: refused (1 error, 0 warnings)\n"
+    )
+
+
+def test_plan_check_takes_the_match_limits_and_players(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text(BASE)
+    assert main(["plan", "check", str(good), "--option", "max_pits=1", "--players", "3"]) == 1
+    out = capsys.readouterr().out
+    assert "error 7.1 at 2,1: the plan has 2 pits; the match allows at most 1" in out
+    assert "warning 5.7 (exits-for-landmines)" in out
+    assert main(["plan", "check", str(good), "--option", "landmines=false", "--players", "3",
+                 "--option", "max_pits=null"]) == 0
+    with pytest.raises(SystemExit):
+        main(["plan", "check", str(good), "--option", "max_pitz=1"])
+    assert "KEY one of landmines, encephalitis, max_pits" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "check", str(good), "--option", "max_pits=-1"])
+    assert "option 'max_pits' must be between 0 and 3600" in capsys.readouterr().err
+
+
+def test_plan_check_json_and_unreadable_plans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.txt"
+    broken.write_text(BASE.replace("treasure 2,2 fake", "treasure 2,2 true"))
+    assert main(["plan", "check", str(broken), "--json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["ok"] is False and found["warnings"][0]["name"] == "fake-treasures"
+    assert found["errors"] == [{
+        "rule": "8.3", "cell": [3, 3], "name": "true-treasure", "warning": False,
+        "message": "a second true treasure (the first is at 2,2); there must be exactly one",
+    }]
+    broken.write_text(cell_at(BASE, 2, 3, "HW"))
+    assert main(["plan", "check", str(broken)]) == 1
+    err = capsys.readouterr().err
+    assert "8.1: cell 2,3 has more than one type (hospital and weaponry)" in err
