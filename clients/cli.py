@@ -6,6 +6,8 @@
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
     daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]   (Labyrinth plans: clients/plan_cli.py)
+    daedalus plan check FILE [--players N] [--option KEY=VALUE ...] [--json]
+    daedalus plan generate [--seed S] [--size WxH] [--players N] [--option KEY=VALUE ...] [--out FILE] [--svg OUT.svg]
 
 Extras: `play --option KEY=VALUE` (match options when creating) and `--token T` (come
 back to a seat); `bots --option KEY=VALUE`, `--timeout S` (per match) and `--verify`
