@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import json
 import random
@@ -390,6 +391,7 @@ class MatchConnection:
         self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._pending: dict[str, asyncio.Future[CommandResult]] = {}
         self._pending_frames: dict[str, str] = {}
+        self._sent_again: set[str] = set()  # pending commands a resume sent again
         self._prefix = secrets.token_hex(4)
         self._ids = itertools.count(1)
         self._changed = asyncio.Condition()
@@ -502,7 +504,11 @@ class MatchConnection:
         time spent reconnecting does not count, as the command is sent again on the
         resume. While the server answers `busy` or `store_unavailable` (its Redis is away
         for a moment) the command is sent again with the same id, which the server
-        applies once, per `backoff`; once that gives up, the error is the result."""
+        applies once, per `backoff`; once that gives up, the error is the result.
+
+        The result's `duplicate` says the command was applied before this call: the
+        server's answer to a command this call sent again by itself (after a resume or
+        `store_unavailable`), whose first sending had landed, is no duplicate here."""
         if self.closed or self._ws is None:
             raise ConnectionError(f"connection ended: {self.close_reason}")
         cid = id if id is not None else self.next_id()
@@ -520,6 +526,8 @@ class MatchConnection:
                         await ws.send(frame)
                 result = await self._answer(future, timeout)
                 if result.code not in RETRY_CODES:
+                    if result.duplicate and (tries is not None or cid in self._sent_again):
+                        return dataclasses.replace(result, duplicate=False)
                     return result
                 tries = tries or self.backoff.tries()
                 pause = tries.pause()
@@ -529,6 +537,7 @@ class MatchConnection:
         finally:
             self._pending.pop(cid, None)
             self._pending_frames.pop(cid, None)
+            self._sent_again.discard(cid)
 
     async def _answer(
         self, future: asyncio.Future[CommandResult], timeout: float | None
@@ -670,7 +679,8 @@ class MatchConnection:
                 continue
             self.resumes += 1
             assert self._ws is not None
-            for frame in list(self._pending_frames.values()):
+            for cid, frame in list(self._pending_frames.items()):
+                self._sent_again.add(cid)
                 with contextlib.suppress(ConnectionClosed):
                     await self._ws.send(frame)
             async with self._changed:

@@ -324,3 +324,38 @@ async def test_a_key_of_an_expired_match_answers_that_it_expired() -> None:
         again = await post(http, {"game": "toy"}, key)
         assert again.status_code == 410 and again.json()["error"]["code"] == "match_expired"
         assert await srv.app.state.hub.store.active() == []
+
+
+async def test_a_command_the_client_sent_again_by_itself_is_no_duplicate_to_its_caller() -> None:
+    """The connection drops before the answer; the resume sends the command again, and
+    the server answers that one as a duplicate (the first sending landed). The caller
+    sent it once: its result is no duplicate. A second call with the same id is one."""
+    import json
+
+    from websockets.asyncio.server import ServerConnection, serve
+
+    hellos = 0
+
+    async def handler(ws: ServerConnection) -> None:
+        nonlocal hellos
+        await ws.recv()
+        hellos += 1
+        await ws.send(json.dumps({"type": "welcome", "match": "m", "game": GAME, "variant": "dm12",
+                                  "role": "player", "seat": 0, "seq": 0}))
+        command = json.loads(await ws.recv())
+        if hellos == 1:  # applied, but the answer never leaves
+            await ws.close(4008, "too slow: resume from your last seq")
+            return
+        while True:
+            await ws.send(json.dumps({"type": "ack", "id": command["id"], "seq": 1, "warnings": [],
+                                      "duplicate": True}))
+            command = json.loads(await ws.recv())
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with MatchConnection(f"http://127.0.0.1:{port}", "m", token="t", backoff=FAST) as conn:
+            first = await conn.send_command({"type": "submit"}, id="c1", timeout=5)
+            assert conn.resumes == 1 and first.accepted
+            assert not first.duplicate and first.raw["duplicate"] is True
+            again = await conn.send_command({"type": "submit"}, id="c1", timeout=5)
+            assert again.accepted and again.duplicate
