@@ -152,7 +152,7 @@ export function showMatch(root, { match, seat, token }) {
       conn: page.conn,
       you: view ? view.you : null,
       player: view ? view.you !== null && view.you !== undefined : false,
-      send: (command, feedback) => sendCommand(page.conn, command, feedback),
+      send: (command, feedback, about) => sendCommand(page.conn, command, feedback, about),
       announce,
     };
   }
@@ -239,28 +239,29 @@ export function showMatch(root, { match, seat, token }) {
 }
 
 /** Send a command and say what came of it in `feedback`, next to the control that sent
- * it: taken (with the rules' warnings), refused (the rules' reason), or an error. */
-export async function sendCommand(conn, command, feedback) {
+ * it: taken (with the rules' warnings), refused (the rules' reason), or an error; `about`
+ * (e.g. "Round 3: ") says what it was, as the answer may come after the round moved on. */
+export async function sendCommand(conn, command, feedback, about = "") {
   if (feedback) {
     feedback.className = "feedback pending";
-    feedback.textContent = "Sent…";
+    feedback.textContent = `${about}Sent…`;
   }
   const answer = await conn.send(command);
   if (!feedback) return answer;
   if (answer.type === "ack") {
     const warnings = answer.warnings || [];
     feedback.className = warnings.length ? "feedback warn" : "feedback ok";
-    fill(feedback, warnings.length
+    fill(feedback, about, warnings.length
       ? [h("strong", {}, "Taken, with a warning: "), warnings.join(" ")]
       : "Taken.");
     if (warnings.length) announce(`Warning: ${warnings.join(" ")}`);
   } else if (answer.type === "rejected") {
     feedback.className = "feedback error";
-    fill(feedback, h("strong", {}, "Refused: "), answer.reason, h("span", { class: "code" }, ` (${answer.code})`));
+    fill(feedback, about, h("strong", {}, "Refused: "), answer.reason, h("span", { class: "code" }, ` (${answer.code})`));
     announce(`Refused: ${answer.reason}`);
   } else {
     feedback.className = "feedback error";
-    fill(feedback, h("strong", {}, "Error: "), answer.message, h("span", { class: "code" }, ` (${answer.code})`));
+    fill(feedback, about, h("strong", {}, "Error: "), answer.message, h("span", { class: "code" }, ` (${answer.code})`));
     announce(`Error: ${answer.message}`);
   }
   return answer;

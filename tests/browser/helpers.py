@@ -8,8 +8,13 @@ from typing import Any
 
 ALPHABET = string.ascii_letters + string.digits
 
-# A page's state, as the client keeps it (clients/web/app.js sets window.daedalus).
-VIEW = "window.daedalus && window.daedalus.view"
+async def until(page: Any, condition: str, timeout: float = 30000) -> None:
+    """Wait until `condition`, a JavaScript expression of `v` (the view the page shows:
+    window.daedalus, set by clients/web/app.js), holds; an error in it counts as not yet."""
+    await page.wait_for_function(
+        f"() => {{ try {{ const v = window.daedalus.view; return !!({condition}); }} catch (e) {{ return false; }} }}",
+        timeout=timeout,
+    )
 
 
 def token() -> str:
@@ -36,7 +41,7 @@ async def take_seat(page: Any, link: str, name: str, seat: int) -> None:
     await page.goto(link)
     await page.get_by_label("Your name").fill(name)
     await page.get_by_role("button", name=f"Take seat {seat}").click()
-    await page.wait_for_function(f"{VIEW} && window.daedalus.view.you === {seat}")
+    await until(page, f"v.you === {seat}")
 
 
 async def view(page: Any) -> dict[str, Any]:

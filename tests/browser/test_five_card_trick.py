@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
-from tests.browser.helpers import VIEW, new_page, no_horizontal_scroll_js, take_seat, view
+from tests.browser.helpers import new_page, no_horizontal_scroll_js, take_seat, until, view
 
 # Each page's cards, round after round (never the same pair twice in a row, nor an
 # action a third time in a row, so no warning is expected).
@@ -34,11 +34,11 @@ async def test_two_pages_play_a_whole_match(server: Any, browser: Any) -> None:
     await take_seat(host, links[0], "Black", 0)
     await take_seat(guest, links[1], "White", 1)
     for page in pages:
-        await page.wait_for_function(f"{VIEW}.started")
+        await until(page, "v.started")
 
     for r in range(3):
         for seat, page in enumerate(pages):
-            await page.wait_for_function(f"{VIEW}.game_state.round === {r + 1}")
+            await until(page, f"v.game_state.round === {r + 1}")
             await page.get_by_role("heading", name=f"Your move, round {r + 1}").wait_for()
             first, second = PLAYS[seat][r]
             if seat == 0:  # the mouse
@@ -54,9 +54,9 @@ async def test_two_pages_play_a_whole_match(server: Any, browser: Any) -> None:
                 await page.keyboard.press(keys[second])
                 await page.keyboard.press("Enter")
             # the answer, next to the move (hidden with the move once the match is over)
-            await expect(page.locator("#move-feedback")).to_have_text("Taken.")
+            await expect(page.locator("#move-feedback")).to_have_text(f"Round {r + 1}: Taken.")
     for page in pages:
-        await page.wait_for_function(f"{VIEW}.ended")
+        await until(page, "v.ended")
         await page.locator(".result h2").wait_for()
     final = await view(host)
     assert final["result"]["rounds"] == 3

@@ -85,10 +85,6 @@ class Board {
       this.hand = [];
       this.items = new Set();
       this.blockTarget = null;
-      if (events.some((e) => e.type === "round_started" || e.type === "round_replayed")) {
-        this.feedback.textContent = "";
-        this.feedback.className = "feedback";
-      }
     }
     fill(this.status,
       h("span", { class: "stat" }, h("span", { class: "label" }, "Round "), h("strong", {}, gs.round ?? "—"),
@@ -240,7 +236,7 @@ class Board {
   send(gs) {
     const block = this.hand.includes("block") ? (this.blockTarget || null) : null;
     const command = { type: "submit", round: gs.round, actions: [...this.hand], block, items: [...this.items] };
-    this.ctx.send(command, this.feedback);
+    this.ctx.send(command, this.feedback, `Round ${gs.round}: `);
   }
 
   showLast(gs) {

@@ -97,7 +97,11 @@ class Board {
       this.cards = [];
     }
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
-    fill(this.main, this.levelSection(view, gs), this.moveSection(view, gs), this.voteSection(view, gs), this.openSection(view, gs));
+    const move = this.moveSection(view, gs);
+    // The answer to the last move stays in sight when the move's controls go (the round
+    // resolved at once, the player escaped, play ended).
+    fill(this.main, this.levelSection(view, gs), move, move && move.contains(this.moveFeedback) ? null : this.moveFeedback,
+      this.voteSection(view, gs), this.openSection(view, gs));
     fill(this.meBox, this.meSection(view, gs));
     this.showChat(view, gs);
     fill(this.historyBox, this.historySection(view, gs));
@@ -168,7 +172,7 @@ class Board {
     });
     const strength = this.cards.reduce((sum, i) => sum + me.hand[i], 0);
     const submit = h("button", { type: "button", class: "primary", "aria-describedby": "kts-move-feedback", dataset: { key: "submit" },
-      onclick: () => this.ctx.send({ type: "submit", round: gs.round, gates: [...this.gates], cards: this.cards.map((i) => me.hand[i]) }, this.moveFeedback),
+      onclick: () => this.ctx.send({ type: "submit", round: gs.round, gates: [...this.gates], cards: this.cards.map((i) => me.hand[i]) }, this.moveFeedback, `Round ${gs.round}: `),
     }, me.submitted ? "Change my move" : "Submit move");
     const pending = me.pending
       ? h("p", {}, "Your move: ", h("strong", {}, me.pending.gates.join(" + ")), ` with ${me.pending.cards.join(" + ")} (${t.strength} ${me.pending.strength})`)
