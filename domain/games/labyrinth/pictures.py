@@ -328,7 +328,7 @@ def svg_picture(
     width = 2 * _PAD + plan.columns * CELL
     grid_bottom = 2 * _PAD + plan.rows * CELL
     title_h = 26 if plan.name else 0
-    legend_h = 100 if legend else 0
+    legend_h = 108 if legend else 0
     width = max(width, 570) if legend else width
     height = grid_bottom + legend_h + title_h
     out = [
@@ -374,7 +374,7 @@ def svg_picture(
         out.append(f'<text x="{_f(cx - CELL * 0.22)}" y="{_f(cy - CELL * 0.22 + 4)}" font-size="11" '
                    f'fill="#ffffff" text-anchor="middle" font-weight="bold">{escape(label)}</text>')
     if legend:
-        out += _svg_legend(grid_bottom - _PAD // 2)
+        out += _svg_legend(grid_bottom - _PAD // 2 + 8)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
