@@ -32,7 +32,7 @@ How a plan is drawn, in order (cells as in plan.py: (row, column) from 1):
 7. Walls: every border between two cells is a destructible wall, then walls are removed
    in a drawn order wherever they separate two regions not yet joined (a spanning tree;
    the border a river flows across is open from the start), and each remaining wall is
-   removed with chance 1/4, which makes loops.
+   removed with chance 15%, which makes loops.
 8. Repeating patterns (8.R5; `repeat`, the default): steps 2 to 7 work on pairs of cells
    symmetric through the centre, so a river, a pit loop, weaponries, hospitals, exits and
    walls each have a twin a half-turn away, and a fake treasure lies where the true one's
@@ -612,7 +612,7 @@ def _draw_walls(draft: _Draft) -> dict[Border, Wall]:
             for border in group:
                 open_(border)
     for group in draft.rng.shuffle(groups):
-        if group[0] in walls and draft.chance(25):
+        if group[0] in walls and draft.chance(15):
             for border in group:
                 walls.pop(border, None)
     _open_rivers(draft, walls)

@@ -700,8 +700,8 @@ def _recommendations(
                      f"{which} lies at or next to an exit")
     if options.landmines and players is not None and len(plan.exits) <= players:
         out.warn("5.7", None, "exits-for-landmines",
-                 f"{len(plan.exits)} exits for {players} players; with landmines, more exits "
-                 f"than players are recommended")
+                 f"{len(plan.exits)} exit{'' if len(plan.exits) == 1 else 's'} for {players} "
+                 f"players; with landmines, more exits than players are recommended")
     for pile in plan.items:
         if pile.cell in sources:
             out.warn("4.6", pile.cell, "lost-items",
