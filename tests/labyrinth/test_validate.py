@@ -5,13 +5,15 @@ recommendation a named warning, and the movement rules the reachability check fo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
 from clients.cli import main
-from domain.games.labyrinth.plan import ENCEPHALITIS, Land, Plan, plan_of
+from clients.plan_cli import plan_error_place
+from domain.games.labyrinth.plan import ENCEPHALITIS, Land, Plan, PlanError, plan_of
 from domain.games.labyrinth.plan_text import parse_plan
 from domain.games.labyrinth.validate import (
     PLAN_OPTIONS,
@@ -33,7 +35,7 @@ from tests.labyrinth.strategies import plans
 # exit than them). Exits: the open left side of 3,1 and right side of 3,5, the closed top
 # of 1,5. A river at 1,3 flows into the delta at 1,4; pits a1 (2,1) and a2 (3,4).
 BASE = """\
-name: Test plan
+name: The validator's example
 
 grid:
       1   2   3   4   5
@@ -490,3 +492,52 @@ def test_plan_check_json_and_unreadable_plans(
     assert main(["plan", "check", str(broken)]) == 1
     err = capsys.readouterr().err
     assert "8.1: cell 2,3 has more than one type (hospital and weaponry)" in err
+
+
+# --- the rules page -------------------------------------------------------------------------------
+
+PAGE = Path(__file__).parents[2] / "docs" / "rules" / "labyrinth.md"
+
+# The copies of BASE the page breaks, one rule each, in the page's order.
+PAGE_CASES: list[tuple[str, PlanOptions | None]] = [
+    (cell_at(BASE, 2, 3, "HW"), None),
+    (cell_at(cell_at(BASE, 2, 5, "."), 4, 1, "."), None),
+    (BASE.replace("treasure 2,2 fake", "treasure 2,2 true"), None),
+    (BASE.replace("treasure 3,3 true", "treasure 4,4 true"), None),
+    (border_right(border_right(BASE, 3, 0, "#"), 3, 5, "#"), None),
+    (border_below(BASE, 0, 3, "   "), None),
+    (border_below(border_right(BASE, 4, 4, "|"), 3, 5, "---"), None),
+    (corner(BASE), None),
+    (border_below(border_right(BASE, 1, 4, "|"), 1, 4, "---"), None),
+    (BASE, PlanOptions(heal_moves=0)),
+    (cell_at(BASE, 3, 4, "a3"), None),
+    (border_right(BASE, 1, 3, "|"), None),
+    (cell_at(BASE, 1, 1, "D"), None),
+    (BASE, PlanOptions(max_pits=1)),
+    (BASE + "start 1,3\n", None),
+]
+
+
+def test_the_page_quotes_the_validators_own_errors() -> None:
+    """The lines are what `daedalus plan check plan.txt` prints (8.6 only through options
+    a match's table would refuse before, so from the validator itself)."""
+    page = PAGE.read_text()
+    assert f"```\n{BASE}```" in page
+    quoted = re.findall(r"^      (plan\.txt:.*)$", page, re.MULTILINE)
+    said = []
+    for text, options in PAGE_CASES:
+        try:
+            parse_plan(text)
+        except PlanError as exc:
+            said.append(f"plan.txt:{plan_error_place(exc)} {exc.rule}: {exc.message}")
+            continue
+        said += [f"plan.txt: {p.text}" for p in check(text, options).errors]
+    assert quoted == said
+    assert ("`plan.txt: warning 8.R4 (attractor) at 1,4: a delta with one way out (the\nother "
+            "sides are walls or rivers flowing in): a strong attractor`") in page
+    assert check(border_right(BASE, 1, 4, "|")).warnings[0].text == (
+        "warning 8.R4 (attractor) at 1,4: a delta with one way out (the other sides are walls "
+        "or rivers flowing in): a strong attractor"
+    )
+    for option in PLAN_OPTIONS:
+        assert f"| `{option.name}` | {json.dumps(option.default)} | {option.description} |" in page
