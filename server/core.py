@@ -18,6 +18,7 @@ alive, and the cycle collector's pauses grew with them.)
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Hashable, Iterable, Iterator, KeysView, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -128,7 +129,7 @@ class MatchCore(Generic[K]):
         self._current = ms
         self._outcome = Outcome()
         self._cursor: tuple[int, MatchState, Outcome] | None = None
-        self.streams = Streams(self.hosted.views, self._history, self.times, lambda: self._current)
+        self.streams = self._new_streams()
         # The stream id of the last entry folded (its position in the store).
         self.stream_id = stream_id
         self._viewers: dict[K, Viewer] = {}  # subscriber key -> the viewer it follows
@@ -153,6 +154,24 @@ class MatchCore(Generic[K]):
     def outcomes(self) -> Sequence[Outcome]:
         """The outcome of each entry (outcomes[seq - 1]), folded again when asked for."""
         return _Folded(self, 1)
+
+    def _new_streams(self) -> Streams:
+        """The viewers' streams over this core's history. They reach the core through a
+        weak reference: a core and its streams referring to each other would be a cycle,
+        freed only by the cycle collector, which a server defers (main._tune_gc)."""
+        core = weakref.ref(self)
+
+        def history(first: int) -> Iterator[tuple[int, MatchState, Outcome]]:
+            held = core()
+            assert held is not None, "the streams of a match core that was freed"
+            return held._history(first)
+
+        def current() -> MatchState:
+            held = core()
+            assert held is not None, "the streams of a match core that was freed"
+            return held._current
+
+        return Streams(self.hosted.views, history, self.times, current)
 
     def deadline(self) -> int | None:
         """When a tick is next due (None: nothing waits on time)."""
@@ -339,7 +358,7 @@ class MatchCore(Generic[K]):
         self._checkpoints, self._cursor = fresh._checkpoints, None
         self._current, self._outcome = fresh._current, fresh._outcome
         self.stream_id = fresh.stream_id
-        self.streams = Streams(self.hosted.views, self._history, self.times, lambda: self._current)
+        self.streams = self._new_streams()
         out: Resynced[K] = Resynced(lost)
         frames: dict[Viewer, bytes | None] = {}
         for key, viewer in self._viewers.items():
