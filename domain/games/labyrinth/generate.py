@@ -157,7 +157,8 @@ def _check_options(options: GenerateOptions) -> None:
             raise GenerationError(f"{what}: {value}; a generated plan has {MIN_SIDE} to {MAX_SIDE}")
     if not 1 <= options.players <= 6:
         raise GenerationError(f"players: {options.players}; 1 to 6")
-    cells = len(_shape(options))
+    shape = _shape(options)
+    cells = len(shape)
     weaponries, hospitals = _count(lim.weaponries, cells), _count(lim.hospitals, cells)
     treasures = lim.treasures or 2
     exits = _exit_count(options)
@@ -172,7 +173,7 @@ def _check_options(options: GenerateOptions) -> None:
             f"{weaponries} weaponries, {hospitals} hospitals and {treasures} treasures on land "
             f"do not fit in {cells} cells"
         )
-    outline = sum(1 for c in _shape(options) if _outer_sides(c, _shape(options)))
+    outline = sum(1 for c in shape if _outer_sides(c, shape))
     if exits > outline:
         raise GenerationError(f"{exits} exits, and the outline has {outline} cells")
     if (lim.heal_moves is not None and lim.heal_moves < 1) or (lim.nstop is not None and lim.nstop < 1):
@@ -218,6 +219,8 @@ class _Draft:
         self.cells = _shape(options)
         self.order = sorted(self.cells)
         self.outline = [c for c in self.order if _outer_sides(c, self.cells)]
+        self.near = {c: [n for d in DIRECTIONS if (n := step(c, d)) in self.cells]
+                     for c in self.order}
         self.types: dict[Cell, CellType] = {}
         self.deltas: list[Cell] = []
         self.loops = 0
@@ -231,7 +234,7 @@ class _Draft:
         return cell in self.cells and cell not in self.types
 
     def neighbours(self, cell: Cell) -> list[Cell]:
-        return [n for d in DIRECTIONS if (n := step(cell, d)) in self.cells]
+        return self.near[cell]
 
     def chance(self, percent: int) -> bool:
         return self.rng.below(100) < percent
