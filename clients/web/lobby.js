@@ -34,12 +34,13 @@ async function buildCreateForm(section, createdSection) {
   const variantSelect = h("select", { id: "variant", name: "variant" });
   const summary = h("p", { class: "hint", id: "variant-summary" });
   const optionsBox = h("fieldset", { class: "options" });
+  const optionsDetails = h("details", { class: "options-box" }, h("summary", {}, "Options"), optionsBox);
   const feedback = h("p", { class: "feedback", role: "status" });
   const form = h("form", { class: "create" },
     h("div", { class: "row" }, h("label", { for: "game" }, "Game"), gameSelect),
     h("div", { class: "row" }, h("label", { for: "variant" }, "Variant"), variantSelect),
     summary,
-    optionsBox,
+    optionsDetails,
     h("button", { type: "submit", class: "primary" }, "Create match"),
     feedback);
   section.append(form);
@@ -57,7 +58,8 @@ async function buildCreateForm(section, createdSection) {
     const v = variant();
     summary.textContent = v.summary || "";
     fields = Object.entries(v.options).map(([name, schema]) => optionField(name, schema));
-    fill(optionsBox, h("legend", {}, "Options (empty: the variant's default)"), fields.map((f) => f.row));
+    fill(optionsBox, h("legend", { class: "sr-only" }, "Options"),
+      h("p", { class: "hint" }, "Leave a field empty for the variant's default."), fields.map((f) => f.row));
   }
   gameSelect.addEventListener("change", showVariants);
   variantSelect.addEventListener("change", showOptions);
@@ -78,6 +80,7 @@ async function buildCreateForm(section, createdSection) {
       }
     }
     if (bad) {
+      optionsDetails.open = true;
       feedback.textContent = "Some options need fixing (see above).";
       return;
     }
@@ -88,6 +91,7 @@ async function buildCreateForm(section, createdSection) {
       feedback.textContent = `Refused (${code}): ${message}`;
       const named = fields.find((f) => message.includes(`'${f.name}'`) || message.includes(f.name));
       if (code === "bad_options" && named) {
+        optionsDetails.open = true;
         named.error.textContent = message;
         named.input.focus();
       }
@@ -137,7 +141,7 @@ function optionField(name, schema) {
       return n;
     };
   } else if (main === "string") {
-    const long = (schema.examples || []).some((e) => String(e).includes("\n"));
+    const long = [schema.default, ...(schema.examples || [])].some((e) => String(e).includes("\n"));
     input = long
       ? h("textarea", { id, rows: 4, "aria-describedby": described, spellcheck: "false" })
       : h("input", { id, type: "text", placeholder: schema.default ?? "", "aria-describedby": described });

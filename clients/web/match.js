@@ -57,13 +57,10 @@ export function showMatch(root, { match, seat, token }) {
     }
     if (page.closed) return;
     page.module = module.default;
-    let gameTitle = module.default.title;
-    if (!gameTitle) {
-      const games = await api("/games");
-      const found = games.ok && games.body.games.find((g) => g.name === view.game);
-      gameTitle = found ? found.title : view.game;
-    }
-    title.textContent = `${gameTitle} — ${view.variant}`;
+    const games = await api("/games");
+    const game = games.ok ? games.body.games.find((g) => g.name === view.game) : null;
+    const variant = game ? game.variants.find((v) => v.name === view.variant) : null;
+    title.textContent = `${game ? game.title : module.default.title || view.game} — ${variant && variant.title ? variant.title : view.variant}`;
     showSeats(view, null);
 
     if (token && seat !== null && view.seats[seat] && view.seats[seat].name === null && !view.started) {

@@ -23,6 +23,7 @@ async def test_two_pages_play_a_whole_match(server: Any, browser: Any) -> None:
     await host.goto(server.url + "/")
     await host.get_by_label("Game").select_option("five-card-trick")
     await host.get_by_label("Variant").select_option("dm12")
+    await host.locator("summary", has_text="Options").click()
     await host.get_by_label("rounds", exact=True).fill("3")
     await host.get_by_label("round_seconds").fill("30")
     await host.get_by_role("button", name="Create match").click()

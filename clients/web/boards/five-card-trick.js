@@ -103,7 +103,7 @@ class Board {
       const on = s.lights.includes(a);
       return h("li", { class: `light ${on ? "on" : "off"}`, title: term(gs, a) },
         h("span", { class: "sr-only" }, `${term(gs, a)} ${on ? "on" : "off"}`),
-        h("span", { "aria-hidden": "true" }, term(gs, a)[0]));
+        h("span", { "aria-hidden": "true" }, term(gs, a).slice(0, 2)));
     });
     const history = ["r-2", "r-1"].map((k) => {
       const cards = s.history[k];

@@ -266,10 +266,14 @@ class Board {
     for (const [t, seats] of targets) {
       const [x, y] = cellXY(t);
       seats.forEach((seat, k) => {
+        // a key: a diamond in the seat's colour, hollow once visited
         const done = seat.visited.includes(t);
-        parts.push(s("text", {
-          x: x + 0.3 + k * 0.4, y: Y(y) + 0.28, class: "mm-key", fill: COLORS[seat.seat], opacity: done ? 0.3 : 1,
-        }, done ? "✓" : "⚿"));
+        const cx = x + 0.22 + k * 0.56;
+        const cy = Y(y) + 0.2;
+        parts.push(s("polygon", {
+          points: `${cx},${cy - 0.13} ${cx + 0.11},${cy} ${cx},${cy + 0.13} ${cx - 0.11},${cy}`,
+          class: "mm-key", fill: done ? "none" : COLORS[seat.seat], stroke: COLORS[seat.seat], "stroke-width": 0.04,
+        }, s("title", {}, `${t}: a corner ${seat.name || `seat ${seat.seat}`} ${done ? "has visited" : "must visit"}`)));
       });
     }
     // the walls: the outer border always, the inside once the maze is revealed
