@@ -101,6 +101,11 @@ class Settings:
     redis_max_connections: int = field(default_factory=_redis_max_connections_from_env)
     redis_idle_timeout: float = 30.0
     tail_block_ms: int = 2000
+    # A process lets go of a match nobody views here (DAEDALUS_RUNNER_IDLE, seconds): a
+    # finished one within min(runner_idle / 2, 5) seconds; an unfinished one that only
+    # other processes have played since this one last used it (a request, a viewer, a
+    # command), after runner_idle. A later request or viewer loads it again from the store.
+    runner_idle: float = field(default_factory=lambda: _seconds_from_env("DAEDALUS_RUNNER_IDLE", 60.0))
     # On shutdown (SIGTERM, Ctrl-C): open connections are told to go (websockets get
     # close code 1012, "service restart") and get this many seconds to end before their
     # handlers are cancelled; the match runners then get as long again to stop. Nothing

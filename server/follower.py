@@ -144,6 +144,8 @@ class Follower:
                     runner = self.runners.get(match_id)
                     if runner is not None:
                         runner.take(items)
+                # Not held through the next read: a runner let go of meanwhile is freed.
+                runner = found = None  # type: ignore[assignment]
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the store went away: keep trying

@@ -120,11 +120,20 @@ class MatchRunner:
         self._tick_failures = 0  # ticks that failed in a row (the store away)
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
+        # Whether the hub let go of it (Hub.forget); a viewer may still take it back.
+        self.released = False
+        # When this process last used the match (a request, a viewer, a command of its
+        # own; not a tick) and the log's length then; the last entry other than a tick
+        # that another process appended (see releasable).
+        self.used_at = time.monotonic()
+        self.used_seq = 0
+        self.others_seq = 0
         loaded = self.core.receive(entries[1:])
         if loaded.error is not None:
             raise loaded.error
-        if loaded.ended:
-            self._over()
+        self.used_seq = self.current.seq
+        if loaded.ended:  # a finished match loaded again: its end was said when it came
+            self._over(announce=False)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -163,31 +172,76 @@ class MatchRunner:
         if not self.current.ended:  # nothing is appended to a finished match
             self.hub.follower.add(self)
 
-    async def stop(self) -> None:
+    def halt(self) -> asyncio.Task[None] | None:
+        """Stop the clock, the expiry and the following at once (start() begins them
+        again); the tick being appended, if any, is cancelled and returned."""
         self._running = False
         self.hub.expiry.unwatch(self)
         self.hub.follower.remove(self)
         if self._clock_timer is not None:
             self._clock_timer.cancel()
             self._clock_timer = None
-        if self._ticking is not None:
-            self._ticking.cancel()
+        self._clock_due = None
+        ticking, self._ticking = self._ticking, None
+        if ticking is not None:
+            ticking.cancel()
+        return ticking
+
+    async def stop(self) -> None:
+        ticking = self.halt()
+        if ticking is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._ticking
+                await ticking
         for sub in list(self.subscribers):
             sub.queue.close()
 
-    def _deliver(self, folded: Folded[Subscriber]) -> None:
-        """Send what the core folded to its subscribers; the clock follows the state."""
+    # -- when this process may let go of it ------------------------------------------------
+
+    def touch(self) -> None:
+        """This process uses the match now (a request, a viewer, a command of its own)."""
+        self.used_at = time.monotonic()
+        self.used_seq = self.current.seq
+
+    def releasable(self, now: float, idle: float, grace: float) -> bool:
+        """Whether the hub may let go of it at `now` (time.monotonic()): nobody views it
+        here and nothing holds its lock; and it is over and unused for `grace` seconds,
+        or unused for `idle` seconds while another process appended to it (other than
+        a tick) since this one last used it. A match that nobody plays anywhere is kept
+        by the process that played it last, so that its clock keeps running."""
+        if self.subscribers or self.lock.locked() or self.reading is not None:
+            return False
+        unused = now - self.used_at
+        if self.current.ended:
+            return unused >= grace
+        return unused >= idle and self.others_seq > self.used_seq
+
+    def _others_folded(self, before: int) -> None:
+        """Entries after `before` were folded from what other processes appended: note
+        the last one that is not a tick."""
+        for seq in range(self.current.seq, max(before, self.others_seq), -1):
+            if self.core.entry(seq).kind != "tick":
+                self.others_seq = seq
+                return
+
+    # -- folding -----------------------------------------------------------------------------
+
+    def _deliver(self, folded: Folded[Subscriber], *, own: bool = False) -> None:
+        """Send what the core folded to its subscribers; the clock follows the state.
+        `own`: the entry this process appended (the match's end is said by the process
+        whose entry ended it, once, not by every process folding it)."""
         self._arm_clock()
         for sub, frame in folded.sends:
             sub.queue.push(frame)
         if folded.ended:
-            self._over()
+            self._over(announce=own)
 
-    def _over(self) -> None:
+    def _over(self, *, announce: bool) -> None:
         ms = self.current
-        log.info("match_over", match=self.match_id, winner=ms.result.winner if ms.result else None)
+        winner = ms.result.winner if ms.result else None
+        if announce:
+            log.info("match_over", match=self.match_id, winner=winner)
+        else:
+            log.debug("match_over_folded", match=self.match_id, winner=winner)
         self.hub.spawn(self.store.mark_over(self.match_id))
         if self._running:
             self.hub.follower.remove(self)
@@ -200,6 +254,7 @@ class MatchRunner:
         is behind: it lost entries (see _resync_locked)."""
         before = self.current.seq
         folded = self.core.receive(await self.store.read(self.match_id, after=self.stream_id))
+        self._others_folded(before)
         self._deliver(folded)
         stuck = conflict and folded.error is None and self.current.seq == before
         if folded.behind or stuck or folded.error is not None:
@@ -245,7 +300,7 @@ class MatchRunner:
         if resynced.reopened and self._running:
             self.hub.follower.add(self)
         if resynced.ended:
-            self._over()
+            self._over(announce=False)
         return True
 
     async def check_log(self) -> None:
@@ -284,16 +339,20 @@ class MatchRunner:
         stream after `since` (None: none, from now on), then the live ones; or say why
         not (a `since` beyond the stream)."""
         async with self.lock:
+            if self.released and not self.current.ended and not self.hub.keep(self):
+                return "the match was loaded again here meanwhile: say hello again"
             try:
                 frames = self.core.subscribe(sub, sub.viewer, since, welcome)
             except SinceOutOfRange as exc:
                 return str(exc)
+            self.touch()
             for frame in frames:
                 sub.queue.push(frame, bounded=False)
         return None
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.core.unsubscribe(sub)
+        self.touch()
         if self.core.idle:
             self.hub.forget(self.match_id, self)
 
@@ -341,7 +400,9 @@ class MatchRunner:
                     if token_hash is not None and taken is not None:
                         self.tokens[token_hash] = taken
                     done, folded = self.core.appended(result.stream_id, decided)
-                    self._deliver(folded)
+                    if kind != "tick":
+                        self.touch()
+                    self._deliver(folded, own=True)
                     return done
                 await self._catch_up_locked(conflict=result.status == "conflict")
                 if self.expired is not None:
@@ -376,7 +437,9 @@ class MatchRunner:
             self._take_now(fresh)
 
     def _take_now(self, fresh: list[tuple[str, bytes]]) -> None:
+        before = self.current.seq
         folded = self.core.receive(fresh)
+        self._others_folded(before)
         self._deliver(folded)
         if folded.error is not None or folded.behind:
             self.hub.follower.pause(self, 5.0)
@@ -416,7 +479,8 @@ class MatchRunner:
             )
             self._tick_failures = 0
         except asyncio.CancelledError:
-            self._ticking = None
+            if self._ticking is asyncio.current_task():
+                self._ticking = None
             raise
         except Exception as exc:
             # Said once, not at every try, while the store is away; tried again after
@@ -425,8 +489,15 @@ class MatchRunner:
                 log.warning("tick_error", match=self.match_id, error=repr(exc))
             await asyncio.sleep(min(5.0, 0.2 * 2**self._tick_failures))
             self._tick_failures += 1
-        self._ticking = None
+        if self._ticking is asyncio.current_task():
+            self._ticking = None
         self._arm_clock(again=True)
+
+
+async def _finished(task: asyncio.Task[None]) -> None:
+    """Wait for a cancelled task to end."""
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
 
 
 class UnknownMatch(Exception):
@@ -459,6 +530,7 @@ class Hub:
         self.expiry = Expiry(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None
+        self._sweeper: asyncio.Task[None] | None = None  # lets go of idle runners
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -470,6 +542,7 @@ class Hub:
         however many ask at the same time); UnknownMatch if there is no such match."""
         found = self.runners.get(match_id)
         if found is not None:
+            found.touch()
             return found
         loading = self._loading.get(match_id)
         if loading is None:
@@ -488,6 +561,8 @@ class Hub:
         runner = MatchRunner(self, match_id, entries)
         runner.start()
         self.runners[match_id] = runner
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep(), name="release idle runners")
         return runner
 
     def _loaded(self, match_id: str, done: asyncio.Future[MatchRunner]) -> None:
@@ -497,10 +572,44 @@ class Hub:
             done.exception()  # retrieved: its callers have it, if any is left
 
     def forget(self, match_id: str, runner: MatchRunner) -> None:
-        """Let go of a runner: it stops, and nothing of its match stays in the process."""
+        """Let go of a runner: it stops, and nothing of its match stays in the process
+        (once the requests that hold it are done). A later request loads it again."""
         if self.runners.get(match_id) is runner:
             del self.runners[match_id]
-            self.spawn(runner.stop())
+            runner.released = True
+            ticking = runner.halt()
+            if ticking is not None:
+                self.spawn(_finished(ticking))
+
+    def keep(self, runner: MatchRunner) -> bool:
+        """Take back a runner let go of while a request still held it (a viewer says
+        hello to it): it runs again, from where it stopped. False if another runner of
+        its match has been loaded meanwhile."""
+        if not runner.released:
+            return True
+        if runner.match_id in self.runners or runner.match_id in self._loading:
+            return False
+        runner.released = False
+        self.runners[runner.match_id] = runner
+        runner.start()
+        return True
+
+    async def _sweep(self) -> None:
+        """Let go of the runners nobody uses (MatchRunner.releasable): a finished match
+        nobody views, within a few seconds; an unfinished one that only other processes have played
+        since this one last used it, after `Settings.runner_idle` seconds."""
+        every = min(self.settings.runner_idle / 2, 5.0)
+        while True:
+            await asyncio.sleep(every)
+            self._release_idle(grace=every)
+
+    def _release_idle(self, grace: float) -> None:
+        # Apart from _sweep, so that no runner let go of stays referred to by its frame.
+        now, idle = time.monotonic(), self.settings.runner_idle
+        for match_id, runner in list(self.runners.items()):
+            if runner.releasable(now, idle, grace=grace):
+                log.debug("runner_released", match=match_id, ended=runner.current.ended)
+                self.forget(match_id, runner)
 
     async def create_match(
         self,
@@ -559,6 +668,11 @@ class Hub:
         log.info("resumed", matches=len(matches), seconds=round(time.monotonic() - started, 2))
 
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+            self._sweeper = None
         await self.follower.stop()
         for runner in list(self.runners.values()):
             await runner.stop()
