@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import gc
 import os
+import signal
 import socket
 import threading
+from collections.abc import Iterator
 from types import FrameType, TracebackType
 
 import uvicorn
@@ -138,6 +140,19 @@ class _Server(uvicorn.Server):
         await super().startup(sockets=sockets)
         if self.started:
             logs.get("daedalus.server").info("listening", **self.listening)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn's signal handling, but a SIGTERM is not raised again once the server
+        has stopped: a server asked to stop by SIGTERM (a process manager) that shut down
+        cleanly exits with status 0, not killed by the signal. Ctrl-C (SIGINT) still
+        ends in KeyboardInterrupt (status 130), as an interrupted command does."""
+        with super().capture_signals():
+            try:
+                yield
+            finally:
+                kept = [sig for sig in self._captured_signals if sig != signal.SIGTERM]
+                self._captured_signals[:] = kept
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)

@@ -1,5 +1,5 @@
 """What a server process lets go of: a match it follows for no viewer, a finished match,
-and the memory of either; the end of a match said once.
+and the memory of either; the end of a match said once; a clean SIGTERM.
 
 Two app instances (two EmbeddedServers) on one real Redis stand for two processes: one
 creates the matches and seats the players over HTTP, the players' websockets are on the
@@ -11,8 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
+import signal
+import subprocess
+import sys
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,6 +37,7 @@ from tests.wsutil import Raw, new_match
 
 toygame.install()
 
+ROOT = Path(__file__).resolve().parents[1]
 IDLE = 0.3  # Settings.runner_idle in these tests
 
 
@@ -233,3 +239,30 @@ async def test_a_match_let_go_for_idleness_is_freed_without_the_cycle_collector(
         await asyncio.sleep(0.3)  # the follower's read in flight ends (tail_block_ms)
         assert await until(lambda: [ref() for ref in dead] == [None, None], 3.0)
     await leave(players)
+
+
+# --- a clean SIGTERM ------------------------------------------------------------------
+
+
+def test_serve_stopped_by_sigterm_exits_0() -> None:
+    """Failed before: uvicorn raised the SIGTERM again once it had stopped, so a clean
+    stop ended with status -15 (killed by the signal)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", "0"],
+        cwd=ROOT, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        events: list[Any] = []
+        for line in proc.stderr:
+            events.append(json.loads(line)["event"])
+            if events[-1] == "listening":
+                break
+        assert events[-1] == "listening", events
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.communicate(timeout=30)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, rest
