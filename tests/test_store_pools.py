@@ -14,8 +14,11 @@ from server.config import Settings
 from server.main import EmbeddedServer
 from server.storage import AppendUnknown, head_value
 from server.store import UNAVAILABLE, EventStore, _Pool
+from tests import toygame
 from tests.conftest import RedisProcess
 from tests.test_store_contract import fresh, join
+
+toygame.install()
 
 BOUND = 4
 IDLE = 0.3
@@ -47,7 +50,11 @@ async def test_a_burst_stays_under_the_bound_and_its_connections_are_closed_afte
 ) -> None:
     """With redis-py's pools as they were (unbounded, nothing closed), 300 matches at once
     left about 300 connections open for good."""
-    store = EventStore.from_url(private_redis.url, max_connections=BOUND, idle_timeout=IDLE)
+    # A request waits for a free connection up to the timeout: on a busy machine, 300
+    # matches at once through 4 connections may take longer than the default 5 s.
+    store = EventStore.from_url(
+        private_redis.url, max_connections=BOUND, idle_timeout=IDLE, timeout=30
+    )
     monitor = aioredis.Redis.from_url(private_redis.url)
     peak = 0
     done = asyncio.Event()
@@ -127,3 +134,45 @@ async def test_the_servers_settings_reach_its_store(private_redis: RedisProcess)
             assert isinstance(pool, _Pool)
             assert (pool.max_connections, pool.idle_timeout, pool.timeout) == (3, 7.0, 1.5)
             assert pool.connection_kwargs["socket_timeout"] == 1.5
+
+
+async def test_a_servers_connections_come_back_down_after_a_burst(private_redis: RedisProcess) -> None:
+    """A server on a real Redis: 80 matches created and their seats claimed at once, then
+    a pause; its connections stay within its pools' bound (and the follower's own), and
+    those left unused are closed."""
+    import httpx
+
+    settings = Settings(  # a generous timeout: the burst queues for 4 connections
+        redis_url=private_redis.url, redis_max_connections=BOUND, redis_idle_timeout=IDLE,
+        redis_timeout=30,
+    )
+    monitor = aioredis.Redis.from_url(private_redis.url)
+    peak = 0
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, await open_clients(monitor))
+            await asyncio.sleep(0.002)
+
+    async def one(http: httpx.AsyncClient) -> int:
+        r = await http.post("/matches", json={"game": "toy", "options": {"turn_ms": 60000}})
+        match = r.json()["match"]
+        claims = await asyncio.gather(*(
+            http.post(f"/matches/{match}/seats", json={"name": n}) for n in ("Ann", "Bob")
+        ))
+        return r.status_code + sum(c.status_code for c in claims)
+
+    try:
+        async with EmbeddedServer(settings) as srv, httpx.AsyncClient(base_url=srv.url, timeout=30) as http:
+            sampler = asyncio.create_task(sample())
+            statuses = await asyncio.gather(*(one(http) for _ in range(80)))
+            done.set()
+            await sampler
+            assert statuses == [3 * 201] * 80
+            assert 2 <= peak <= 2 * BOUND + 1, peak  # reads, appends, and the follower's
+            await asyncio.sleep(IDLE * 4)
+            assert await open_clients(monitor) <= 2, "the follower's, and one at most in use"
+    finally:
+        await monitor.aclose()
