@@ -129,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--spectate", action="store_true", help="watch without a seat (default: take a seat)"
     )
     play.add_argument("--since", type=int, default=0, help=argparse.SUPPRESS)
+    play.add_argument(
+        "--receipts", default=None, metavar="FILE",
+        help="append the server's signed receipts of the match to FILE, for `replay --verify "
+        "--receipts` (default: keep none)",
+    )
 
     bots = sub.add_parser("bots", help="play complete matches between bots")
     bots.add_argument("game", metavar="GAME", help=f"the game ({games})")
@@ -161,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify", action="store_true",
         help="also fetch each finished log and verify it (default: do not)",
     )
+    bots.add_argument(
+        "--receipts", default=None, metavar="FILE",
+        help="append the receipts the server signed for the bots' seats to FILE, for `replay "
+        "--verify --receipts` (default: keep none)",
+    )
 
     replay = sub.add_parser("replay", help="print (and verify) a finished match's log")
     replay.add_argument(
@@ -178,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--round", type=int, default=None, dest="round_no", metavar="N",
         help="print only round N (everything is still folded, and verified with --verify; "
         "default: every round)",
+    )
+    replay.add_argument(
+        "--receipts", default=None, metavar="FILE",
+        help="with --verify (implied), also hold the log against the receipts in FILE (`play` "
+        "or `bots --receipts` wrote them): name any entry rewritten after one was given",
     )
     replay.add_argument(
         "--as", default=None, dest="viewer", metavar="SEAT|spectator", type=_viewer_arg,
@@ -397,6 +412,11 @@ async def _bot_match(
     finally:
         for conn in conns:
             await conn.close()
+        if args.receipts:
+            from clients.client import write_receipts
+
+            created = [r for r in http.receipts if r.get("match") == match_id]
+            write_receipts(args.receipts, created + [r for c in conns for r in c.receipts])
     result: dict[str, Any] = views[0]["result"]
     if args.verify:
         checked = verify(rules_by_name(), await http.log(match_id))
@@ -425,10 +445,23 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except (HttpError, OSError, ValueError) as exc:
         _err(f"daedalus replay: cannot load {source}: {exc}")
         return 1
+    from clients.replay import print_receipts, read_receipts
+
+    receipts = None
+    if args.receipts is not None:
+        args.verify = True
+        try:
+            receipts = read_receipts(args.receipts)
+        except (OSError, ValueError) as exc:
+            _err(f"daedalus replay: cannot load {args.receipts}: {exc}")
+            return 1
     folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer, say_failure=not args.verify)
     if not args.verify:
         return 0 if folded else 1
-    return 0 if print_verify(entries) else 1
+    verified = print_verify(entries)
+    if receipts is not None:
+        verified = print_receipts(entries, receipts) and verified
+    return 0 if verified else 1
 
 
 async def _fetch_log(server: str, match_id: str) -> list[Any]:

@@ -167,6 +167,19 @@ def _retryable(exc: Exception) -> bool:
     return isinstance(exc, ConnectionError) or (isinstance(exc, HttpError) and exc.status >= 500)
 
 
+def new_entropy() -> str:
+    """A player's own entropy for a seat claim: 32 random bytes as hex."""
+    return secrets.token_hex(32)
+
+
+def write_receipts(path: str | Path, receipts: list[dict[str, Any]]) -> None:
+    """Append receipts (and acknowledged digests) to a file, one JSON object a line: what
+    `daedalus replay LOG --verify --receipts FILE` reads."""
+    with Path(path).open("a", encoding="utf-8") as out:
+        for receipt in receipts:
+            out.write(json.dumps(receipt, sort_keys=True) + "\n")
+
+
 class DaedalusHttp:
     """The server's HTTP endpoints. Use as an async context manager (or call aclose()).
 
@@ -183,6 +196,9 @@ class DaedalusHttp:
         self.base_url = endpoints(base_url)[0]
         self.backoff = backoff
         self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+        # The server's signed receipts of the creations this client saw (create_match,
+        # claim_seat): keep them with the connections' (docs/fairness.md).
+        self.receipts: list[dict[str, Any]] = []
 
     async def __aenter__(self) -> DaedalusHttp:
         return self
@@ -254,17 +270,31 @@ class DaedalusHttp:
         headers = {"Idempotency-Key": key if key is not None else new_token()}
         response = await self._again("POST", "/matches", body, headers)
         created: dict[str, Any] = response.json()
+        self._keep_receipt(created)
         return created
 
-    async def claim_seat(self, match: str, name: str, seat: int | None = None) -> dict[str, Any]:
+    def _keep_receipt(self, answer: dict[str, Any]) -> None:
+        receipt = answer.get("receipt")
+        if isinstance(receipt, dict):
+            receipt = {"type": "receipt", **receipt}
+            if receipt not in self.receipts:
+                self.receipts.append(receipt)
+
+    async def claim_seat(
+        self, match: str, name: str, seat: int | None = None, *, entropy: str | None = None
+    ) -> dict[str, Any]:
         """Take a seat: {"match", "seat", "token", ...}. The token is chosen here, so a
         claim whose answer is lost (no connection, a timeout, a 5xx) is sent again with
-        the same one, per `backoff`, and the server answers with the same seat."""
+        the same one, per `backoff`, and the server answers with the same seat. The claim
+        carries the player's `entropy` (by default 64 random hex digits made here), which
+        the match's draws are made from with the server's seed (docs/fairness.md)."""
         body: dict[str, Any] = {"name": name, "token": new_token()}
         if seat is not None:
             body["seat"] = seat
+        body["entropy"] = entropy if entropy is not None else new_entropy()
         response = await self._again("POST", f"/matches/{match}/seats", body)
         claimed: dict[str, Any] = response.json()
+        self._keep_receipt(claimed)
         return claimed
 
     async def status(self, match: str) -> dict[str, Any]:
@@ -307,6 +337,7 @@ class CommandResult:
     code: str | None = None
     reason: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    digest: str | None = None  # an ack's: the chained digest of the command's log entry
 
     @classmethod
     def from_message(cls, message: dict[str, Any]) -> CommandResult:
@@ -319,6 +350,7 @@ class CommandResult:
                 warnings=tuple(message.get("warnings") or ()),
                 duplicate=bool(message.get("duplicate", False)),
                 raw=message,
+                digest=message.get("digest"),
             )
         return cls(
             id=str(message.get("id")),
@@ -378,6 +410,10 @@ class MatchConnection:
         self.hello_since = since  # the `since` of the latest hello
         self.resumes = 0
         self.resyncs = 0  # the times the stream restarted from the server's log
+        # The server's signed receipts (`receipt` frames) and the digests its acks gave
+        # ({"type": "ack", "match", "seat", "id", "digest"}), in order: write_receipts
+        # saves them for `daedalus replay --verify --receipts` (docs/fairness.md).
+        self.receipts: list[dict[str, Any]] = []
         self.closed = False
         self.close_reason: str | None = None
         self._resume = resume
@@ -610,6 +646,9 @@ class MatchConnection:
 
     def _welcomed(self, message: dict[str, Any]) -> None:
         self.welcome = message
+        receipt = message.get("receipt")  # the latest checkpoint's (docs/fairness.md)
+        if isinstance(receipt, dict) and receipt not in self.receipts:
+            self.receipts.append(receipt)
         if isinstance(message.get("view"), dict):  # the view now, before any catch-up
             self.view = message["view"]
 
@@ -694,16 +733,25 @@ class MatchConnection:
             if seq <= self.last_seq:
                 return  # already seen (a resume never repeats one, but be safe)
             self.last_seq = seq
+            if isinstance(message.get("receipt"), dict):  # docs/fairness.md
+                self.receipts.append(message["receipt"])
             if isinstance(message.get("view"), dict):
                 self.view = message["view"]
             async with self._changed:
                 self._changed.notify_all()
         elif kind in ("ack", "rejected") or (kind == "error" and message.get("id") is not None):
+            if kind == "ack" and isinstance(message.get("digest"), str):
+                self.receipts.append({
+                    "type": "ack", "match": self.match, "seat": self.seat,
+                    "id": message.get("id"), "digest": message["digest"],
+                })
             future = self._pending.get(str(message.get("id")))
             if future is not None and not future.done():
                 future.set_result(CommandResult.from_message(message))
         elif kind == "welcome":
             self._welcomed(message)
+        elif kind == "receipt":
+            self.receipts.append(message)
         elif kind == "resync":
             # The stream restarts from the server's log: its length and the view now. The
             # welcome is the stream's start from here on (later updates are live).

@@ -20,7 +20,13 @@ import threading
 import time
 from typing import Any
 
-from clients.client import ConnectionFailed, DaedalusHttp, HttpError, MatchConnection
+from clients.client import (
+    ConnectionFailed,
+    DaedalusHttp,
+    HttpError,
+    MatchConnection,
+    write_receipts,
+)
 from clients.terminal import SPECTATOR_HELP, TERMINALS, Terminal, event_lines
 
 QUIT = ("quit", "exit", "q")
@@ -80,6 +86,8 @@ async def play(args: argparse.Namespace) -> int:
         _say("")
         raise
     finally:
+        if getattr(args, "receipts", None):  # the server's receipts (docs/fairness.md)
+            write_receipts(args.receipts, [*http.receipts, *conn.receipts])
         _farewell(args.server, match_id, token, conn.view)
     return 0
 

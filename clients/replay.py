@@ -237,6 +237,12 @@ def print_verify(entries: list[Any], out: Any = None) -> bool:
             print("setup: drawn again from the revealed seed, and the same", file=out)
         elif checked.setup == "host":
             print("setup: given by the match's host, not drawn from the seed", file=out)
+        if checked.log_version >= 2 and checked.setup is not None:
+            print(
+                f"entropy: {checked.entropy_given} of {checked.seats} seats gave their own; every "
+                "draw was made again from the revealed seed and the recorded entropy",
+                file=out,
+            )
         print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
         return True
     where = f"entry {checked.failed_seq}"
@@ -247,3 +253,110 @@ def print_verify(entries: list[Any], out: Any = None) -> bool:
         reason = reason[len(where) + 2 :]
     print(f"verify: FAILED at {where}: {reason}", file=out)
     return False
+
+
+# --- receipts: the log a player was shown (server/keys.py) ------------------------------
+
+
+def read_receipts(path: str) -> list[dict[str, Any]]:
+    """The receipts and acknowledged digests of a file `write_receipts` wrote (one JSON
+    object a line); ValueError naming the line that is not one."""
+    found: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}, line {number}: not JSON: {exc}") from None
+            if not isinstance(value, dict) or value.get("type") not in ("receipt", "ack"):
+                raise ValueError(f"{path}, line {number}: not a receipt or an acknowledged digest")
+            found.append(value)
+    return found
+
+
+def check_receipts(entries: Sequence[Any], receipts: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Hold a log against what the server told a player: each signed receipt (its
+    signature, the match's commitment, the digest it vouches for at its entry) and each
+    acknowledged command's digest. (what was checked, the problems found); a digest that
+    differs names the entries that were rewritten after it was given: those after the
+    last checkpoint that still matches, up to the first that does not. Receipts of other
+    matches are skipped."""
+    from server.keys import verify_receipt
+
+    if not entries:
+        return [], ["the log is empty"]
+    body = entries[0].body if isinstance(entries[0].body, dict) else {}
+    match, commitment = body.get("match"), body.get("commitment")
+    digests = {e.seq: e.digest for e in entries}
+    commands = {(e.seat, e.cid): e for e in entries if e.kind == "command"}
+    last = entries[-1].seq
+    problems: list[str] = []
+    keys: set[str] = set()
+    points: list[tuple[int, bool, str]] = []  # (entry, the log's digest matches, what said so)
+    signed = acks = others = 0
+    for r in receipts:
+        if r.get("match") != match:
+            others += 1
+            continue
+        if r.get("type") == "ack":
+            acks += 1
+            entry = commands.get((r.get("seat"), r.get("id")))
+            what = f"the ack of command {r.get('id')!r} of seat {r.get('seat')}"
+            if entry is None:
+                problems.append(f"{what} vouched for an entry the log does not hold")
+            else:
+                points.append((entry.seq, entry.digest == r.get("digest"), what))
+            continue
+        signed += 1
+        seq = r.get("seq")
+        what = {
+            "created": "the receipt of the creation", "started": "the receipt of the start",
+            "ended": "the receipt of the end",
+        }.get(
+            str(r.get("what")), f"the receipt of round {r.get('round')}"
+        )
+        if not verify_receipt(r):
+            problems.append(f"{what} (entry {seq}): its signature does not verify")
+            continue
+        keys.add(f"{r.get('key')} (public key {r.get('public_key')})")
+        if r.get("commitment") != commitment:
+            problems.append(f"{what}: the server signed commitment {r.get('commitment')}, the log has {commitment}")
+        if not isinstance(seq, int) or seq > last:
+            problems.append(f"{what} vouches for entry {seq}, but the log ends at entry {last}: entries were removed")
+        else:
+            points.append((seq, digests.get(seq) == r.get("digest"), what))
+    points.sort(key=lambda p: p[0])
+    bad = next((p for p in points if not p[1]), None)
+    if bad is not None:
+        good = [p for p in points if p[1] and p[0] < bad[0]]
+        since = good[-1][0] + 1 if good else 1
+        span = f"entry {bad[0]}" if since == bad[0] else f"entries {since} to {bad[0]}"
+        problems.insert(
+            0, f"{span}: rewritten after {bad[2]} was given (at entry {bad[0]} the server "
+            f"vouched for another digest than the log's)",
+        )
+    checked = [f"{signed} signed receipts and {acks} acknowledged digests of match {match}"]
+    if keys:
+        checked.append("signed by key " + ", ".join(sorted(keys)) + ": compare it with the server's GET /key")
+    if others:
+        checked.append(f"{others} of other matches skipped")
+    return checked, problems
+
+
+def print_receipts(entries: Sequence[Any], receipts: Sequence[dict[str, Any]], out: Any = None) -> bool:
+    """`replay --verify --receipts`: say what was held against the log; False if anything
+    differs, or if no receipt of this match was given."""
+    out = out or sys.stdout
+    checked, problems = check_receipts(entries, receipts)
+    for line in checked:
+        print(f"receipts: {line}", file=out)
+    if not problems and checked and checked[0].startswith("0 signed receipts and 0 "):
+        problems = ["none of them is of this match"]
+    if problems:
+        for line in problems:
+            print(f"receipts: FAILED: {line}", file=out)
+        return False
+    print("receipts: ok (the log is the one the server vouched for)", file=out)
+    return True

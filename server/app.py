@@ -9,10 +9,10 @@ import html
 import logging
 import re
 from collections.abc import AsyncIterator, Coroutine
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
+from importlib import resources
+from pathlib import Path
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,7 +27,7 @@ from domain.canonical import to_builtins
 from domain.contract import OptionsError
 from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, UnknownGame, resolve_game
-from server import logs
+from server import keys, logs
 from server.config import Settings
 from server.hub import (
     Busy,
@@ -45,6 +45,7 @@ from server.messages import (
     Ack,
     Command,
     Error,
+    SEAT_CLAIM_FIELDS,
     Hello,
     Ping,
     Pong,
@@ -367,6 +368,8 @@ async def create_match(request: Request) -> JSONResponse:
             "commitment": ms.commitment,
             "seats": ms.seats,
         },
+            "log_version": ms.log_version,
+            "receipt": await _creation_receipt(request, ms.match_id),
         status_code=201,
     )
 
@@ -375,6 +378,18 @@ async def _create_once(
     hub: Hub,
     key: str,
     body: dict[str, Any],
+async def _creation_receipt(request: Request, match_id: str) -> dict[str, Any] | None:
+    """The server's signed receipt of a match's creation (server/keys.py)."""
+    runner = await _hub(request).runner(match_id)
+    return runner.core.creation_receipt()
+
+
+async def public_key(request: Request) -> JSONResponse:
+    """The public half of the key that signs receipts (server/keys.py)."""
+    key: keys.ServerKey = request.app.state.key
+    return JSONResponse(key.public_document())
+
+
     game: str,
     variant: str | None,
     options: dict[str, Any],
@@ -426,7 +441,7 @@ async def claim_seat(request: Request) -> JSONResponse:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
         return runner
-    body = await _json_body(request, ("name", "seat", "token"))
+    body = await _json_body(request, SEAT_CLAIM_FIELDS)
     if isinstance(body, JSONResponse):
         return body
     token = body.get("token")
@@ -448,6 +463,8 @@ async def claim_seat(request: Request) -> JSONResponse:
         done = await runner.submit(
             kind="join", seat=None, key=f"join:{digest}", body=join, token_hash=digest
         )
+    if body.get("entropy") is not None:  # the player's own entropy (docs/fairness.md)
+        join["entropy"] = body["entropy"]
     except Busy as exc:
         return http_error(503, "busy", str(exc))
     except MatchExpired as exc:  # another process expired it as this claim came
@@ -467,7 +484,10 @@ async def claim_seat(request: Request) -> JSONResponse:
 
 def _seated(runner: MatchRunner, seat: int, token: str, *, duplicate: bool) -> JSONResponse:
     return JSONResponse(
-        {"match": runner.match_id, "seat": seat, "token": token, "duplicate": duplicate},
+        {
+            "match": runner.match_id, "seat": seat, "token": token, "duplicate": duplicate,
+            "receipt": runner.core.creation_receipt(),
+        },
         status_code=201,
     )
 
@@ -479,57 +499,6 @@ async def match_status(request: Request) -> JSONResponse:
     status = JSONResponse({**runner.view(SPECTATOR), "seq": runner.streams.length(SPECTATOR)})
     _release(request, runner)
     return status
-
-
-LOBBY_STATES = ("waiting", "playing")
-LOBBY_LIMIT = 100  # the most matches one page lists
-LOBBY_SCAN = 200  # the most unfinished matches one page looks at
-
-
-async def lobby(request: Request) -> JSONResponse:
-    """`GET /lobby?state=waiting|playing&after=ID&limit=N`: unfinished matches with a seat
-    free (`waiting`) or started (`playing`), in the order of their ids, a page at a time:
-    `next` is the `after` of the next page (null on the last). A page looks at no more
-    than LOBBY_SCAN matches, so it may hold fewer than `limit` and still have a next."""
-    params = request.query_params
-    unknown = sorted(k for k in params if k not in ("state", "after", "limit"))
-    if unknown:
-        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: state, after, limit)")
-    state = params.get("state", "waiting")
-    if state not in LOBBY_STATES:
-        return http_error(400, "bad_request", "`state` is waiting or playing")
-    after = params.get("after", "")
-    try:
-        limit = int(params.get("limit", "20"))
-    except ValueError:
-        limit = 0
-    if not 1 <= limit <= LOBBY_LIMIT:
-        return http_error(400, "bad_request", f"`limit` is a whole number from 1 to {LOBBY_LIMIT}")
-    hub = _hub(request)
-    ids = [m for m in await hub.store.active() if m > after]
-    found: list[dict[str, Any]] = []
-    scanned = 0
-    for match_id in ids:
-        if len(found) == limit or scanned == LOBBY_SCAN:
-            break
-        scanned += 1
-        try:
-            runner = await hub.runner(match_id)
-        except (UnknownMatch, MatchExpired):
-            continue
-        view = runner.view(SPECTATOR)
-        _release(request, runner)
-        if view["ended"] or view["started"] != (state == "playing"):
-            continue
-        found.append({
-            "match": match_id, "game": view["game"], "variant": view["variant"],
-            "title": runner.hosted.rules.title, "seats": view["seats"],
-            "free": [s["seat"] for s in view["seats"] if s["name"] is None],
-            "started": view["started"], "deadline": view["deadline"],
-        })
-    more = scanned < len(ids)
-    last = ids[scanned - 1] if scanned else None
-    return JSONResponse({"state": state, "matches": found, "next": last if more else None})
 
 
 def _release(request: Request, runner: MatchRunner) -> None:
@@ -561,14 +530,6 @@ def origin_allowed(origin: str | None, settings: Settings) -> bool:
     if settings.strict_origins:
         return False
     return re.fullmatch(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?", origin) is not None
-
-
-def same_origin(origin: str | None, host: str | None) -> bool:
-    """Whether a page's origin is this server's own address (the browser client it serves,
-    reached by the name in the request's Host header)."""
-    if origin is None or host is None:
-        return False
-    return re.fullmatch(r"https?://" + re.escape(host.lower()), origin.lower()) is not None
 
 
 class Connection:
@@ -621,6 +582,57 @@ class Connection:
     async def _frames(self) -> AsyncIterator[str | bytes]:
         while True:
             timeout = self.settings.hello_timeout if self.runner is None else None
+LOBBY_STATES = ("waiting", "playing")
+LOBBY_LIMIT = 100  # the most matches one page lists
+LOBBY_SCAN = 200  # the most unfinished matches one page looks at
+
+
+async def lobby(request: Request) -> JSONResponse:
+    """`GET /lobby?state=waiting|playing&after=ID&limit=N`: unfinished matches with a seat
+    free (`waiting`) or started (`playing`), in the order of their ids, a page at a time:
+    `next` is the `after` of the next page (null on the last). A page looks at no more
+    than LOBBY_SCAN matches, so it may hold fewer than `limit` and still have a next."""
+    params = request.query_params
+    unknown = sorted(k for k in params if k not in ("state", "after", "limit"))
+    if unknown:
+        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: state, after, limit)")
+    state = params.get("state", "waiting")
+    if state not in LOBBY_STATES:
+        return http_error(400, "bad_request", "`state` is waiting or playing")
+    after = params.get("after", "")
+    try:
+        limit = int(params.get("limit", "20"))
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= LOBBY_LIMIT:
+        return http_error(400, "bad_request", f"`limit` is a whole number from 1 to {LOBBY_LIMIT}")
+    hub = _hub(request)
+    ids = [m for m in await hub.store.active() if m > after]
+    found: list[dict[str, Any]] = []
+    scanned = 0
+    for match_id in ids:
+        if len(found) == limit or scanned == LOBBY_SCAN:
+            break
+        scanned += 1
+        try:
+            runner = await hub.runner(match_id)
+        except (UnknownMatch, MatchExpired):
+            continue
+        view = runner.view(SPECTATOR)
+        _release(request, runner)
+        if view["ended"] or view["started"] != (state == "playing"):
+            continue
+        found.append({
+            "match": match_id, "game": view["game"], "variant": view["variant"],
+            "title": runner.hosted.rules.title, "seats": view["seats"],
+            "free": [s["seat"] for s in view["seats"] if s["name"] is None],
+            "started": view["started"], "deadline": view["deadline"],
+        })
+    more = scanned < len(ids)
+    last = ids[scanned - 1] if scanned else None
+    return JSONResponse({"state": state, "matches": found, "next": last if more else None})
+
+
             try:
                 message = await asyncio.wait_for(self.ws.receive(), timeout=timeout)
             except TimeoutError:
@@ -660,6 +672,14 @@ class Connection:
                 client_error("bad_json", error=str(exc))
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a page's origin is this server's own address (the browser client it serves,
+    reached by the name in the request's Host header)."""
+    if origin is None or host is None:
+        return False
+    return re.fullmatch(r"https?://" + re.escape(host.lower()), origin.lower()) is not None
+
+
             if isinstance(msg, Ping):
                 self.reply(PONG)
             elif isinstance(msg, Hello):
@@ -860,6 +880,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 )
                 if settings.redis_url
                 else EventStore.embedded()
+                digest=done.digest,
             )
         hub = Hub(the_store, settings)
         app.state.hub = hub
@@ -881,11 +902,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/matches/{match_id}", match_status),
         Route("/matches/{match_id}/seats", claim_seat, methods=["POST"]),
         Route("/matches/{match_id}/log", match_log),
-        Route("/lobby", lobby),
         WebSocketRoute("/ws", websocket_endpoint),
-        Mount("/web", StaticFiles(directory=WEB), name="web"),
     ]
     handlers: dict[Any, Any] = {kind: store_unavailable for kind in UNAVAILABLE}
     handlers[HTTPException] = http_exception
     handlers[500] = internal_error
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+        Route("/lobby", lobby),
+        Mount("/web", StaticFiles(directory=WEB), name="web"),
+        hub.key = app.state.key = keys.load_or_create(settings.key_file)  # signs receipts
+        Route("/key", public_key),

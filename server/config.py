@@ -29,6 +29,14 @@ def _seconds_from_env(name: str, default: float) -> float:
     return value
 
 
+def _key_file_from_env() -> str:
+    default = os.path.join(
+        os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"),
+        "daedalus", "server-key.pem",
+    )
+    return os.environ.get("DAEDALUS_KEY_FILE", "").strip() or default
+
+
 def _unfilled_ttl_from_env() -> float:
     return _seconds_from_env("DAEDALUS_UNFILLED_TTL", 3600.0)
 
@@ -111,3 +119,8 @@ class Settings:
     # handlers are cancelled; the match runners then get as long again to stop. Nothing
     # accepted is lost either way: an acknowledged command is in Redis already.
     shutdown_grace: float = 5.0
+    # The server's Ed25519 key, which signs receipts (server/keys.py): a PEM file, created
+    # on the first start when absent, readable by its owner only (DAEDALUS_KEY_FILE;
+    # default $XDG_STATE_HOME/daedalus/server-key.pem). Every process of a deployment
+    # should share it; its public key is served at GET /key.
+    key_file: str = field(default_factory=_key_file_from_env)

@@ -30,6 +30,7 @@ from domain.engine import Entry, EntryKind, IntegrityError, MatchState, Outcome
 from projections.common import match_view
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
+from server.keys import ServerKey
 from server.streams import Streams
 
 # The state after every CHECKPOINT-th entry is kept (see MatchCore._history).
@@ -50,11 +51,13 @@ def sid_order(sid: str) -> tuple[int, int]:
 @dataclass(frozen=True)
 class Submitted:
     """The answer to a proposed entry: its log position (0: not appended), its outcome,
-    and whether it was appended before (the same command key)."""
+    whether it was appended before (the same command key), and its chained digest ("":
+    not appended)."""
 
     seq: int
     outcome: Outcome
     duplicate: bool
+    digest: str = field(default="", compare=False)  # (the seq decides it)
 
 
 @dataclass(frozen=True)
@@ -115,11 +118,30 @@ class SinceOutOfRange(ValueError):
 
 
 class MatchCore(Generic[K]):
-    """One match's fold, history, viewer streams and subscribers (see the module)."""
+    """One match's fold, history, viewer streams and subscribers (see the module).
 
-    def __init__(self, first: Entry, stream_id: str = "0-0", game: Hosted | None = None) -> None:
+    With a `key` (the server's, server/keys.py) it signs a receipt when the last seat is
+    taken, when a round ends and when the match ends, and sends it to the players
+    subscribed (every subscriber, at the end) in their update of that entry (or as a
+    `receipt` frame when it shows them nothing); a player's welcome carries the latest.
+    Signing happens once a round and once a hello, never per command, and only when
+    someone is there to receive it. (Each digest is chained, so a later receipt vouches
+    for every entry before it: a player away for a round loses nothing but that round's
+    own.)"""
+
+    def __init__(
+        self,
+        first: Entry,
+        stream_id: str = "0-0",
+        game: Hosted | None = None,
+        key: ServerKey | None = None,
+    ) -> None:
         """A match from its create entry (at `stream_id` in the store). `game`: its rules
-        and views (default: the registry's for the game the entry names)."""
+        and views (default: the registry's for the game the entry names); `key`: the
+        server's signing key (None: no receipts)."""
+        self.key = key
+        # The latest checkpoint a receipt is given for: (seq, digest, what, round).
+        self.checkpoint: tuple[int, str, str, int | None] | None = None
         self.match_id: str = first.body["match"]
         self.hosted: Hosted = game if game is not None else hosted(first.body["game"])
         ms = engine.open_match(self.hosted.rules, first)
@@ -278,14 +300,14 @@ class MatchCore(Generic[K]):
             )
         out: Folded[K] = Folded()
         self._folded(stream_id, decided.entry, decided.state, decided.outcome, out, None)
-        return Submitted(decided.entry.seq, decided.outcome, False), out
+        return Submitted(decided.entry.seq, decided.outcome, False, decided.entry.digest), out
 
     def duplicate(self, seq: int) -> Submitted | None:
         """The answer to a command key the store had appended at `seq` (None: that entry
         is not folded here yet)."""
         if seq > self._current.seq:
             return None
-        return Submitted(seq, self.at(seq)[1], True)
+        return Submitted(seq, self.at(seq)[1], True, self.entry(seq).digest)
 
     def entry(self, seq: int) -> Entry:
         """The folded entry `seq` (a duplicate's, to compare its body with a resent one)."""
@@ -302,17 +324,50 @@ class MatchCore(Generic[K]):
         out: Folded[K],
         raw: bytes | None,
     ) -> None:
-        was_over = self._current.ended
+        before = self._current
+        was_over = before.ended
         self._entries.append(raw if raw is not None else _encode(entry))
         self.times.append(entry.ts)
         self._current, self._outcome = ms, outcome
         if ms.seq % CHECKPOINT == 0:
             self._checkpoints[ms.seq] = ms
         self.stream_id = sid
+        what = self._checkpoint(before, ms, entry) if ms.started and not was_over else None
         if self._viewers:
-            self._broadcast(entry.seq, ms, outcome, out.sends)
+            self._broadcast(entry.seq, ms, outcome, out.sends, what)
         if ms.ended and not was_over:
             out.ended = True
+
+    # -- receipts --------------------------------------------------------------------------
+
+    def _checkpoint(self, before: MatchState, ms: MatchState, entry: Entry) -> str | None:
+        """If `entry` started the match (the last seat taken), ended a round or ended the
+        match, it is the latest checkpoint: which of the three (None: none)."""
+        rules = self.hosted.rules
+        round_: int | None = rules.round_of(before.game_state) if before.started else None
+        if ms.ended:
+            what = "ended"
+        elif not before.started:
+            what = "started"
+        elif rules.round_of(ms.game_state) != round_:
+            what = "round"
+        else:
+            return None
+        self.checkpoint = (entry.seq, entry.digest, what, round_)
+        return what
+
+    def receipt(self, seq: int, digest: str, what: str, round_: int | None) -> dict[str, Any] | None:
+        """A receipt signed by the server's key (None without one)."""
+        if self.key is None:
+            return None
+        return self.key.receipt(
+            match=self.match_id, seq=seq, digest=digest, commitment=self._current.commitment,
+            what=what, round=round_,
+        )
+
+    def creation_receipt(self) -> dict[str, Any] | None:
+        """The receipt of the match's creation: its first entry and its commitment."""
+        return self.receipt(1, self.entry(1).digest, "created", None)
 
     # -- a log that lost entries ---------------------------------------------------------
 
@@ -345,7 +400,7 @@ class MatchCore(Generic[K]):
         if not items:
             raise ValueError(f"match {self.match_id}: the store holds none of its log")
         sid, create = items[0]
-        fresh: MatchCore[K] = MatchCore(create, stream_id=sid, game=self.hosted)
+        fresh: MatchCore[K] = MatchCore(create, stream_id=sid, game=self.hosted)  # no key: no signing
         folded = fresh.receive(items[1:])
         if folded.error is not None:
             raise folded.error
@@ -357,6 +412,7 @@ class MatchCore(Generic[K]):
         self._entries, self.times = fresh._entries, fresh.times
         self._checkpoints, self._cursor = fresh._checkpoints, None
         self._current, self._outcome = fresh._current, fresh._outcome
+        self.checkpoint = fresh.checkpoint
         self.stream_id = fresh.stream_id
         self.streams = self._new_streams()
         out: Resynced[K] = Resynced(lost)
@@ -402,7 +458,12 @@ class MatchCore(Generic[K]):
         if not 0 <= since <= length:
             raise SinceOutOfRange(f"since must be between 0 and {length}, the updates in your stream")
         view = self.streams.view(viewer)
-        frames = [_encode({**welcome, "seq": length, "view": view})]
+        welcome = {**welcome, "seq": length, "view": view}
+        if viewer.seat is not None or self._current.ended:  # the latest receipt, if any
+            receipt = self.receipt(*self.checkpoint) if self.checkpoint is not None else None
+            if receipt is not None:
+                welcome["receipt"] = {"type": "receipt", **receipt}
+        frames = [_encode(welcome)]
         frames += self.streams.backlog(viewer, since, view)
         self._viewers[key] = viewer
         return frames
@@ -411,15 +472,33 @@ class MatchCore(Generic[K]):
         self._viewers.pop(key, None)
 
     def _broadcast(
-        self, seq: int, ms: MatchState, outcome: Outcome, sends: list[tuple[K, bytes]]
+        self,
+        seq: int,
+        ms: MatchState,
+        outcome: Outcome,
+        sends: list[tuple[K, bytes]],
+        checkpoint: str | None = None,
     ) -> None:
+        """Each subscriber's update of the entry just folded. At a `checkpoint` (see
+        _checkpoint) a player's update (every viewer's, at the end) carries the receipt as
+        its last field, `receipt`; one who gets no update gets a `receipt` frame."""
         frames: dict[Viewer, bytes | None] = {}  # built once per viewer, whatever its keys
         live = self.streams.live
+        signed: bytes | None = None
         for key, viewer in self._viewers.items():
             if viewer in frames:
                 frame = frames[viewer]
             else:
                 frame = frames[viewer] = live(viewer, seq, ms, outcome)
+                if checkpoint is not None and self.key is not None and (
+                    viewer.seat is not None or checkpoint == "ended"
+                ):
+                    if signed is None:
+                        receipt = self.receipt(*self.checkpoint) if self.checkpoint else None
+                        signed = _encode({"type": "receipt", **(receipt or {})})
+                    frame = frames[viewer] = (
+                        signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
+                    )
             if frame is not None:
                 sends.append((key, frame))
 

@@ -33,6 +33,7 @@ from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
 from server.expiry import Expiry, expired_message
 from server.follower import Follower
 from server.ids import new_match_id
+from server.keys import ServerKey
 from server.limits import Limits
 from server.storage import Store
 from server.store import UNAVAILABLE
@@ -105,7 +106,7 @@ class MatchRunner:
         self.store = hub.store
         self.match_id = match_id
         sid, first = entries[0]
-        self.core: MatchCore[Subscriber] = MatchCore(first, stream_id=sid)
+        self.core: MatchCore[Subscriber] = MatchCore(first, stream_id=sid, key=hub.key)
         self.hosted: Hosted = self.core.hosted
         self.lock = asyncio.Lock()
         self.tokens: dict[str, int] = {}
@@ -526,6 +527,7 @@ class Hub:
         self._loading: dict[str, asyncio.Future[MatchRunner]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.follower = Follower(self)
+        self.key: ServerKey | None = None  # signs receipts (the app loads it: server/keys.py)
         self.limits = Limits(settings)  # shared rate limits (server/limits.py)
         self.expiry = Expiry(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).

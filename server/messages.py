@@ -14,10 +14,10 @@ each hosted game's commands a component of their own, derived from the game's
 from __future__ import annotations
 
 import inspect
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET, Meta, UnsetType
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"
@@ -54,6 +54,25 @@ class Ping(_Message, tag="ping"):
 
 
 ClientMessage = Hello | Command | Ping
+
+
+# --- HTTP: a seat claim ------------------------------------------------------------------
+
+
+class SeatClaim(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of `POST /matches/{id}/seats` (HTTP, not a websocket frame): the player's
+    `name`; the `seat` wanted (none: the first free one); a `token` of the player's own
+    (else the server makes one); and `entropy`, the player's own randomness, which the
+    match's draws are made from together with the server's committed seed (any printable
+    text of 1 to 128 characters; public once recorded; docs/fairness.md)."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=40)]
+    seat: int | None = None
+    token: Annotated[str, Meta(pattern="^[A-Za-z0-9_-]{32,128}$")] | None = None
+    entropy: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
+
+
+SEAT_CLAIM_FIELDS: tuple[str, ...] = SeatClaim.__struct_fields__
 
 
 # --- server -> client --------------------------------------------------------------------
@@ -97,7 +116,8 @@ class View(msgspec.Struct, forbid_unknown_fields=True):
 
 class Welcome(_Message, tag="welcome"):
     """The answer to a hello: who the viewer is, how many updates its stream has now
-    (`seq`) and its view now."""
+    (`seq`) and its view now; for a player (and, once the match is over, every viewer)
+    the `receipt` of the latest checkpoint, once the match has started."""
 
     match: str
     game: str
@@ -106,16 +126,20 @@ class Welcome(_Message, tag="welcome"):
     seat: int | None
     seq: int
     view: View
+    receipt: Receipt | UnsetType = UNSET
 
 
 class Update(_Message, tag="update"):
     """One log entry as a viewer sees it: number `seq` of its stream, the entry's time,
-    the events it shows and the viewer's whole view."""
+    the events it shows and the viewer's whole view; and, when the entry started the
+    match, ended a round or ended the match, the server's `receipt` of it (to players;
+    to every viewer at the end)."""
 
     seq: int
     ts: int
     events: list[dict[str, Any]]
     view: View
+    receipt: Receipt | UnsetType = UNSET
 
 
 class Resync(_Message, tag="resync"):
@@ -130,12 +154,14 @@ class Resync(_Message, tag="resync"):
 
 class Ack(_Message, tag="ack"):
     """A command taken: `seq` is the update it made in the sender's stream (null: none);
-    `duplicate`: the id had been taken before, and this is its first answer again."""
+    `duplicate`: the id had been taken before, and this is its first answer again;
+    `digest`: the chained digest of the command's log entry (docs/fairness.md)."""
 
     id: str
     seq: int | None
     warnings: list[str]
     duplicate: bool
+    digest: str
 
 
 class Rejected(_Message, tag="rejected"):
@@ -160,11 +186,34 @@ class Pong(_Message, tag="pong"):
     """The answer to ping."""
 
 
-ServerMessage = Welcome | Update | Resync | Ack | Rejected | Error | Pong
+class Receipt(_Message, tag="receipt"):
+    """The server's signed word on the match's log up to entry `seq`, whose chained
+    digest is `digest`, given to the players when the last seat is taken (`what`
+    "started"), when a round ends ("round", `round` the round that ended) and to every
+    viewer when the match ends ("ended"): in the update of that entry, or as a frame of
+    its own to a viewer the entry shows nothing.
+    `signature` (Ed25519, hex) is over
+    "daedalus-receipt-v1\n" and the canonical JSON of `commitment`, `digest`, `match`,
+    `round`, `seq` and `what`, by the key `public_key` (hex; `GET /key` serves the
+    server's), named `key`. The answers to `POST /matches` and to a seat claim carry the
+    receipt of the creation ("created")."""
+
+    match: str
+    seq: int
+    digest: str
+    commitment: str
+    what: Literal["created", "started", "round", "ended"]
+    round: int | None
+    key: str
+    public_key: str
+    signature: str
+
+
+ServerMessage = Welcome | Update | Resync | Ack | Rejected | Error | Pong | Receipt
 
 CLIENT_MESSAGES: tuple[type[_Message], ...] = (Hello, Command, Ping)
 SERVER_MESSAGES: tuple[type[_Message], ...] = (
-    Welcome, Update, Resync, Ack, Rejected, Error, Pong
+    Welcome, Update, Resync, Ack, Rejected, Error, Pong, Receipt
 )
 
 client_decoder = msgspec.json.Decoder(ClientMessage)
@@ -179,8 +228,9 @@ def protocol_schema(commands: dict[str, Any] | None = None) -> dict[str, Any]:
     of that game."""
     commands = commands or {}
     names = sorted(commands)
-    (client, server, *games), components = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage, *(commands[n] for n in names)], ref_template=REF_TEMPLATE
+    (client, server, _claim, *games), components = msgspec.json.schema_components(
+        [ClientMessage, ServerMessage, SeatClaim, *(commands[n] for n in names)],
+        ref_template=REF_TEMPLATE,
     )
     defs: dict[str, Any] = dict(components)
     defs["ClientMessage"] = {"description": "A frame a client sends.", **client}
@@ -198,7 +248,8 @@ def protocol_schema(commands: dict[str, Any] | None = None) -> dict[str, Any]:
         "title": "Daedalus websocket messages",
         "description": (
             "Every frame of the websocket protocol (docs/protocol.md), both ways: "
-            "$defs/ClientMessage, $defs/ServerMessage."
+            "$defs/ClientMessage, $defs/ServerMessage; and $defs/SeatClaim, the body of "
+            "a seat claim (POST /matches/{id}/seats)."
         ),
         "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
         "$defs": defs,
