@@ -313,6 +313,11 @@ def test_json_errors() -> None:
         plan_from_dict({**good, "rows": 3})
     with pytest.raises(PlanError, match="not a plan"):
         plan_from_json("{")
+    for junk in ([], "plan", None, {}):
+        with pytest.raises(PlanError, match="not a plan"):
+            plan_from_dict(junk)
+    with pytest.raises(PlanError, match="at most 60 rows"):
+        plan_from_dict({**good, "rows": 61})
     assert json.loads(plan_to_json(small()))["walls"][0] == {"cells": [[1, 2], [1, 3]], "destructible": True}
 
 
@@ -324,3 +329,62 @@ def test_json_form_is_documented_shape() -> None:
     assert value["treasures"][0] == {"cell": [2, 3], "kind": "true"}
     assert value["items"] == [{"cell": [4, 1], "bullets": 2, "grenades": 1}]
     assert msgspec.json.decode(plan_to_json(parse_plan(EXAMPLE.read_text()))) == value
+
+
+# --- bad input: a PlanError, never anything else ------------------------------------------------
+
+FORMAT_CHARS = " +-#|.LHWEDv<>^a1b9\n:,xtrueitemsgrid"
+
+
+@settings(max_examples=150, deadline=None)
+@given(plans(max_rows=4, max_columns=4), st.data())
+def test_a_mangled_text_is_a_plan_or_a_plan_error(plan: Plan, data: st.DataObject) -> None:
+    text = render_plan(plan)
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(text)))
+        cut = data.draw(st.integers(0, 3))
+        insert = data.draw(st.text(alphabet=FORMAT_CHARS, max_size=3))
+        text = text[:at] + insert + text[at + cut :]
+    try:
+        again = parse_plan(text)
+    except PlanError as exc:
+        assert exc.message
+        return
+    assert parse_plan(render_plan(again)) == again
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_a_plan_or_a_plan_error(text: str) -> None:
+    try:
+        parse_plan("grid:\n" + text)
+        parse_plan(text)
+    except PlanError:
+        pass
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 70) | st.sampled_from(["land", "pit", "river", "up", "a", "true"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["rows", "columns", "cells", "cell", "type", "flow", "loop", "place", "walls", "exits",
+                         "side", "open", "kind", "start", "name", "bullets"]), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(plans(max_rows=3, max_columns=3), json_values, st.data())
+def test_a_mangled_json_form_is_a_plan_or_a_plan_error(plan: Plan, junk: object, data: st.DataObject) -> None:
+    value = plan_to_dict(plan)
+    key = data.draw(st.sampled_from(sorted(value)))
+    target = value[key]
+    if isinstance(target, list) and target and data.draw(st.booleans()):
+        entry = target[data.draw(st.integers(0, len(target) - 1))]
+        if isinstance(entry, dict):
+            entry[data.draw(st.sampled_from(sorted(entry)))] = junk
+    else:
+        value[key] = junk
+    try:
+        plan_from_dict(value)
+    except PlanError as exc:
+        assert exc.message

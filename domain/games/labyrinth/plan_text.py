@@ -610,6 +610,8 @@ def plan_to_json(plan: Plan) -> str:
 
 
 def plan_from_json_struct(data: JsonPlan) -> Plan:
+    if max(data.rows, data.columns) > MAX_SIZE or len(data.cells) > MAX_SIZE * MAX_SIZE:
+        raise PlanError(f"at most {MAX_SIZE} rows and {MAX_SIZE} columns")
     types: dict[Cell, CellType] = {}
     for n, entry in enumerate(data.cells):
         where = f"cells[{n}] ({cell_name(entry.cell)})"
@@ -646,8 +648,6 @@ def plan_from_json_struct(data: JsonPlan) -> Plan:
     if (plan.rows, plan.columns) != (data.rows, data.columns):
         raise PlanError(f"rows and columns are {data.rows} and {data.columns}, but the cells span "
                         f"{plan.rows} rows and {plan.columns} columns")
-    if max(plan.rows, plan.columns) > MAX_SIZE:
-        raise PlanError(f"at most {MAX_SIZE} rows and {MAX_SIZE} columns")
     return plan
 
 
