@@ -183,19 +183,30 @@ PRODUCTION_HEAD = """\
 
 """
 
+COMPOSE_HEAD = """\
+# nginx in deploy/compose/compose.yaml: the configuration deploy/stack.py runs in
+# tests/test_proxy.py, in front of the compose file's two servers.
+# Regenerate with: python deploy/stack.py --compose-conf > deploy/compose/nginx.conf
 
-def production_conf() -> str:
-    """deploy/nginx.conf: the tested configuration with production names and paths."""
-    servers = "\n".join(
-        f"        server 10.0.0.{i}:8000 max_fails=1 fail_timeout=3s;" for i in (11, 12)
+"""
+
+
+def production_conf(compose: bool = False) -> str:
+    """deploy/nginx.conf (or, `compose`, deploy/compose/nginx.conf): the tested
+    configuration with production names and paths."""
+    if compose:
+        upstreams, server_name = ["server-1:8000", "server-2:8000"], "localhost"
+        cert, key = "/etc/ssl/daedalus/cert.pem", "/etc/ssl/daedalus/key.pem"
+        head = COMPOSE_HEAD
+    else:
+        upstreams, server_name = ["10.0.0.11:8000", "10.0.0.12:8000"], "games.example.org"
+        cert, key = "/etc/ssl/daedalus/fullchain.pem", "/etc/ssl/daedalus/privkey.pem"
+        head = PRODUCTION_HEAD
+    servers = "\n".join(f"        server {u} max_fails=1 fail_timeout=3s;" for u in upstreams)
+    body = HTTP_BODY.format(
+        servers=servers, listen="443", server_name=server_name, cert=cert, key=key
     )
-    return PRODUCTION_HEAD + HTTP_BODY.format(
-        servers=servers,
-        listen="443",
-        server_name="games.example.org",
-        cert="/etc/ssl/daedalus/fullchain.pem",
-        key="/etc/ssl/daedalus/privkey.pem",
-    )
+    return head + body
 
 
 class Stack:
@@ -361,9 +372,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dir", default=None, help="working directory, kept (default: a temporary one)")
     p.add_argument("--production-conf", action="store_true",
                    help="print deploy/nginx.conf (the same proxy settings, production names) and exit")
+    p.add_argument("--compose-conf", action="store_true",
+                   help="print deploy/compose/nginx.conf and exit")
+    p.add_argument("--make-cert", metavar="DIR", default=None,
+                   help="write a self-signed cert.pem and key.pem for localhost into DIR and exit")
     args = p.parse_args(argv)
-    if args.production_conf:
-        print(production_conf(), end="")
+    if args.production_conf or args.compose_conf:
+        print(production_conf(compose=args.compose_conf), end="")
+        return 0
+    if args.make_cert:
+        target = Path(args.make_cert)
+        target.mkdir(parents=True, exist_ok=True)
+        cert, key = make_certificate(target)
+        print(f"wrote {cert} and {key}")
         return 0
     try:
         stack = Stack(args.servers, args.port, args.redis_url, args.dir).start()

@@ -128,10 +128,15 @@ async def test_matches_go_on_through_the_proxy_while_a_server_is_killed_and_rest
 
 
 def test_the_production_nginx_conf_is_the_tested_one() -> None:
-    """deploy/nginx.conf holds the proxy settings this test runs, with production names."""
+    """deploy/nginx.conf and the compose file's hold the proxy settings this test runs,
+    with production names."""
     from stack import production_conf
 
-    conf = Path(__file__).resolve().parent.parent / "deploy" / "nginx.conf"
-    assert conf.read_text() == production_conf(), (
+    deploy = Path(__file__).resolve().parent.parent / "deploy"
+    assert (deploy / "nginx.conf").read_text() == production_conf(), (
         "deploy/nginx.conf is stale: python deploy/stack.py --production-conf > deploy/nginx.conf"
+    )
+    assert (deploy / "compose" / "nginx.conf").read_text() == production_conf(compose=True), (
+        "deploy/compose/nginx.conf is stale: "
+        "python deploy/stack.py --compose-conf > deploy/compose/nginx.conf"
     )
