@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.canonical import canonical
 from domain.games.labyrinth.plan import (
     DELTA,
     HOSPITAL,
@@ -60,6 +61,16 @@ def test_json_round_trip(plan: Plan) -> None:
     assert plan_from_json(plan_to_json(plan)) == plan
     assert plan_from_dict(plan_to_dict(plan)) == plan
     assert plan_from_dict(json.loads(plan_to_json(plan))) == plan
+
+
+@settings(max_examples=50, deadline=None)
+@given(plans())
+def test_the_model_itself_encodes_canonically(plan: Plan) -> None:
+    """A match may keep the plan in its state: canonical JSON reads back to an equal plan."""
+    encoded = canonical(plan)
+    again = msgspec.json.decode(encoded, type=Plan)
+    assert again == plan and hash(again) == hash(plan)
+    assert canonical(again) == encoded
 
 
 @settings(max_examples=50, deadline=None)
