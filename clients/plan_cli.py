@@ -41,10 +41,12 @@ from domain.games.labyrinth.plan_text import parse_plan, plan_from_json, plan_to
 def add_plan_parser(sub: Any) -> None:
     """Register `daedalus plan` and its subcommands on the CLI's subparsers."""
     plan = sub.add_parser(
-        "plan", help="Labyrinth plans: show them (docs/rules/labyrinth.md)",
+        "plan", help="Labyrinth plans: show, check and generate them (docs/rules/labyrinth.md)",
         description="Labyrinth plans: the text format and the pictures are in docs/rules/labyrinth.md.",
     )
-    commands = plan.add_subparsers(dest="plan_command", required=True, metavar="PLAN_COMMAND")
+    commands = plan.add_subparsers(
+        dest="plan_command", required=True, metavar="PLAN_COMMAND", help="what to do with a plan"
+    )
     _add_show(commands)
     _add_check(commands)
     _add_generate(commands)

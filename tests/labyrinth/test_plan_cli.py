@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from clients.cli import main
+from clients.cli import build_parser, main
 from domain.games.labyrinth.pictures import ascii_picture, svg_picture
 from domain.games.labyrinth.plan_text import parse_plan, plan_from_json, render_plan
 
@@ -53,3 +54,19 @@ def test_plan_needs_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
         main(["plan"])
     assert exited.value.code == 2
     assert "PLAN_COMMAND" in capsys.readouterr().err
+
+
+def test_plan_show_flags_say_what_they_do_and_their_default() -> None:
+    parser = build_parser()
+    top = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    plan = top.choices["plan"]
+    group = next(a for a in plan._actions if isinstance(a, argparse._SubParsersAction))
+    assert group.help
+    show = group.choices["show"]
+    for action in show._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help
+        if action.option_strings:
+            assert "default" in action.help, action.option_strings
+    show.format_help()
