@@ -3,7 +3,7 @@
 The text format (docs/rules/labyrinth.md gives the grammar and a complete example):
 
     # comment lines start with '#'
-    name: Two rivers
+    name: A small plan
 
     grid:
           1   2   3   4
