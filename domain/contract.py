@@ -77,10 +77,13 @@ class Game(Protocol):
     def seat_count(self, options: Any) -> int: ...
 
     def make_setup(self, options: Any, rng: Rng) -> Any:
-        """The secret setup (JSON-ready builtins) drawn from the seed; {} if none.
+        """The secret setup (JSON-ready builtins) drawn from `rng`; {} if none.
 
-        It is recorded in the log, so replay never depends on regenerating it; `verify`
-        draws it again to show it was not picked by hand."""
+        Log version 1: drawn from the seed at creation and recorded in the log; `verify`
+        draws it again to show it was not picked by hand. Version 2: drawn when the last
+        seat is taken, from the key of the seed and the players' entropy (the engine
+        calls it once at creation on a stand-in key only to learn, by `seeded_setup`,
+        whether the host gave it); a fold draws it again (domain/engine.py)."""
         ...
 
     def seeded_setup(self, setup: Any) -> bool:
