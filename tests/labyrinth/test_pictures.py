@@ -33,6 +33,7 @@ plan: Two rivers and a loop
 cells: . land  H hospital  W weaponry  E encephalitis  D delta  > < ^ v river  a1 pit 1 of loop a
 walls: # indestructible  - | destructible  (on the outline: - | a closed exit, a gap an open exit)
 marks: $ the true treasure  * a fake treasure  + items  @ the start cell (7.6)
+exits: 1,1 up (open), 2,6 right (closed), 5,3 down (closed)
 items at 4,1: 2 bullets, 1 grenade
 """
 

@@ -6,7 +6,7 @@ Both are pure functions of the plan returning a string (docs/rules/labyrinth.md,
 indestructible wall, `-` and `|` a destructible one, a gap an open exit), with wider cells
 that hold the type's code and a mark for what lies there: `$` the true treasure, `*` a
 fake one, `+` items, `@` the start cell of option 7.6, then any marks the caller gives
-(players, say). A legend under the grid lists the marks used and the items.
+(players, say). A legend under the grid lists the marks used, every exit and the items.
 
 `svg_picture(plan, marks=None, paths=None)` draws one square per cell, coloured by type
 with a symbol: land sand, hospital white with a red cross, weaponry steel with crossed
@@ -128,6 +128,8 @@ def _ascii_legend(plan: Plan, marks: Mapping[Cell, str]) -> list[str]:
     lines.append("walls: # indestructible  - | destructible  (on the outline: - | a closed exit, a gap an open exit)")
     if keys:
         lines.append("marks: " + "  ".join(keys))
+    exits = [f"{cell_name(e.cell)} {e.side} ({'open' if e.open else 'closed'})" for e in plan.exits]
+    lines.append("exits: " + (", ".join(exits) if exits else "none"))
     for pile in plan.items:
         lines.append(f"items at {cell_name(pile.cell)}: {_items_words(pile)}")
     if plan.name:
