@@ -9,10 +9,10 @@ import html
 import logging
 import re
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any
-
 from importlib import resources
 from pathlib import Path
+from typing import Any
+
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -42,10 +42,10 @@ from server.hub import (
 from server.ids import new_match_id, new_seat_token
 from server.limits import CLOSE_TOO_MANY_CONNECTIONS, Lease
 from server.messages import (
+    SEAT_CLAIM_FIELDS,
     Ack,
     Command,
     Error,
-    SEAT_CLAIM_FIELDS,
     Hello,
     Ping,
     Pong,
@@ -365,19 +365,15 @@ async def create_match(request: Request) -> JSONResponse:
             "variant": ms.variant,
             "options": to_builtins(ms.options),
             "rules_version": ms.rules_version,
+            "log_version": ms.log_version,
+            "receipt": await _creation_receipt(request, ms.match_id),
             "commitment": ms.commitment,
             "seats": ms.seats,
         },
-            "log_version": ms.log_version,
-            "receipt": await _creation_receipt(request, ms.match_id),
         status_code=201,
     )
 
 
-async def _create_once(
-    hub: Hub,
-    key: str,
-    body: dict[str, Any],
 async def _creation_receipt(request: Request, match_id: str) -> dict[str, Any] | None:
     """The server's signed receipt of a match's creation (server/keys.py)."""
     runner = await _hub(request).runner(match_id)
@@ -390,6 +386,10 @@ async def public_key(request: Request) -> JSONResponse:
     return JSONResponse(key.public_document())
 
 
+async def _create_once(
+    hub: Hub,
+    key: str,
+    body: dict[str, Any],
     game: str,
     variant: str | None,
     options: dict[str, Any],
@@ -459,12 +459,12 @@ async def claim_seat(request: Request) -> JSONResponse:
             return _seated(runner, held, token, duplicate=True)
     digest = token_digest(token)
     join = {"seat": body.get("seat"), "name": body.get("name")}
+    if body.get("entropy") is not None:  # the player's own entropy (docs/fairness.md)
+        join["entropy"] = body["entropy"]
     try:
         done = await runner.submit(
             kind="join", seat=None, key=f"join:{digest}", body=join, token_hash=digest
         )
-    if body.get("entropy") is not None:  # the player's own entropy (docs/fairness.md)
-        join["entropy"] = body["entropy"]
     except Busy as exc:
         return http_error(503, "busy", str(exc))
     except MatchExpired as exc:  # another process expired it as this claim came
@@ -501,6 +501,57 @@ async def match_status(request: Request) -> JSONResponse:
     return status
 
 
+LOBBY_STATES = ("waiting", "playing")
+LOBBY_LIMIT = 100  # the most matches one page lists
+LOBBY_SCAN = 200  # the most unfinished matches one page looks at
+
+
+async def lobby(request: Request) -> JSONResponse:
+    """`GET /lobby?state=waiting|playing&after=ID&limit=N`: unfinished matches with a seat
+    free (`waiting`) or started (`playing`), in the order of their ids, a page at a time:
+    `next` is the `after` of the next page (null on the last). A page looks at no more
+    than LOBBY_SCAN matches, so it may hold fewer than `limit` and still have a next."""
+    params = request.query_params
+    unknown = sorted(k for k in params if k not in ("state", "after", "limit"))
+    if unknown:
+        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: state, after, limit)")
+    state = params.get("state", "waiting")
+    if state not in LOBBY_STATES:
+        return http_error(400, "bad_request", "`state` is waiting or playing")
+    after = params.get("after", "")
+    try:
+        limit = int(params.get("limit", "20"))
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= LOBBY_LIMIT:
+        return http_error(400, "bad_request", f"`limit` is a whole number from 1 to {LOBBY_LIMIT}")
+    hub = _hub(request)
+    ids = [m for m in await hub.store.active() if m > after]
+    found: list[dict[str, Any]] = []
+    scanned = 0
+    for match_id in ids:
+        if len(found) == limit or scanned == LOBBY_SCAN:
+            break
+        scanned += 1
+        try:
+            runner = await hub.runner(match_id)
+        except (UnknownMatch, MatchExpired):
+            continue
+        view = runner.view(SPECTATOR)
+        _release(request, runner)
+        if view["ended"] or view["started"] != (state == "playing"):
+            continue
+        found.append({
+            "match": match_id, "game": view["game"], "variant": view["variant"],
+            "title": runner.hosted.rules.title, "seats": view["seats"],
+            "free": [s["seat"] for s in view["seats"] if s["name"] is None],
+            "started": view["started"], "deadline": view["deadline"],
+        })
+    more = scanned < len(ids)
+    last = ids[scanned - 1] if scanned else None
+    return JSONResponse({"state": state, "matches": found, "next": last if more else None})
+
+
 def _release(request: Request, runner: MatchRunner) -> None:
     """A finished match that nobody follows need not stay in this process's memory."""
     if runner.current.ended and not runner.subscribers:
@@ -530,6 +581,14 @@ def origin_allowed(origin: str | None, settings: Settings) -> bool:
     if settings.strict_origins:
         return False
     return re.fullmatch(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?", origin) is not None
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a page's origin is this server's own address (the browser client it serves,
+    reached by the name in the request's Host header)."""
+    if origin is None or host is None:
+        return False
+    return re.fullmatch(r"https?://" + re.escape(host.lower()), origin.lower()) is not None
 
 
 class Connection:
@@ -582,57 +641,6 @@ class Connection:
     async def _frames(self) -> AsyncIterator[str | bytes]:
         while True:
             timeout = self.settings.hello_timeout if self.runner is None else None
-LOBBY_STATES = ("waiting", "playing")
-LOBBY_LIMIT = 100  # the most matches one page lists
-LOBBY_SCAN = 200  # the most unfinished matches one page looks at
-
-
-async def lobby(request: Request) -> JSONResponse:
-    """`GET /lobby?state=waiting|playing&after=ID&limit=N`: unfinished matches with a seat
-    free (`waiting`) or started (`playing`), in the order of their ids, a page at a time:
-    `next` is the `after` of the next page (null on the last). A page looks at no more
-    than LOBBY_SCAN matches, so it may hold fewer than `limit` and still have a next."""
-    params = request.query_params
-    unknown = sorted(k for k in params if k not in ("state", "after", "limit"))
-    if unknown:
-        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: state, after, limit)")
-    state = params.get("state", "waiting")
-    if state not in LOBBY_STATES:
-        return http_error(400, "bad_request", "`state` is waiting or playing")
-    after = params.get("after", "")
-    try:
-        limit = int(params.get("limit", "20"))
-    except ValueError:
-        limit = 0
-    if not 1 <= limit <= LOBBY_LIMIT:
-        return http_error(400, "bad_request", f"`limit` is a whole number from 1 to {LOBBY_LIMIT}")
-    hub = _hub(request)
-    ids = [m for m in await hub.store.active() if m > after]
-    found: list[dict[str, Any]] = []
-    scanned = 0
-    for match_id in ids:
-        if len(found) == limit or scanned == LOBBY_SCAN:
-            break
-        scanned += 1
-        try:
-            runner = await hub.runner(match_id)
-        except (UnknownMatch, MatchExpired):
-            continue
-        view = runner.view(SPECTATOR)
-        _release(request, runner)
-        if view["ended"] or view["started"] != (state == "playing"):
-            continue
-        found.append({
-            "match": match_id, "game": view["game"], "variant": view["variant"],
-            "title": runner.hosted.rules.title, "seats": view["seats"],
-            "free": [s["seat"] for s in view["seats"] if s["name"] is None],
-            "started": view["started"], "deadline": view["deadline"],
-        })
-    more = scanned < len(ids)
-    last = ids[scanned - 1] if scanned else None
-    return JSONResponse({"state": state, "matches": found, "next": last if more else None})
-
-
             try:
                 message = await asyncio.wait_for(self.ws.receive(), timeout=timeout)
             except TimeoutError:
@@ -672,14 +680,6 @@ async def lobby(request: Request) -> JSONResponse:
                 client_error("bad_json", error=str(exc))
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
-def same_origin(origin: str | None, host: str | None) -> bool:
-    """Whether a page's origin is this server's own address (the browser client it serves,
-    reached by the name in the request's Host header)."""
-    if origin is None or host is None:
-        return False
-    return re.fullmatch(r"https?://" + re.escape(host.lower()), origin.lower()) is not None
-
-
             if isinstance(msg, Ping):
                 self.reply(PONG)
             elif isinstance(msg, Hello):
@@ -796,6 +796,7 @@ def same_origin(origin: str | None, host: str | None) -> bool:
             self.reply(encode(Ack(
                 id=cid, seq=runner.streams.number_of(self.sub.viewer, done.seq),
                 warnings=list(done.outcome.warnings), duplicate=done.duplicate,
+                digest=done.digest,
             )))
         # Debug level: a JSON log line per command cost more than a tenth of the server's
         # time per command (DAEDALUS_LOG_LEVEL=debug shows them).
@@ -880,9 +881,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 )
                 if settings.redis_url
                 else EventStore.embedded()
-                digest=done.digest,
             )
         hub = Hub(the_store, settings)
+        hub.key = app.state.key = keys.load_or_create(settings.key_file)  # signs receipts
+        log.info("receipt_key", key=hub.key.id, file=settings.key_file)
         app.state.hub = hub
         app.state.settings = settings
         hub.spawn(hub.resume_active())  # in the background: serve at once
@@ -898,17 +900,16 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/health", health),
         Route("/games", list_games),
         Route("/schema", schema),
+        Route("/key", public_key),
         Route("/matches", create_match, methods=["POST"]),
         Route("/matches/{match_id}", match_status),
         Route("/matches/{match_id}/seats", claim_seat, methods=["POST"]),
         Route("/matches/{match_id}/log", match_log),
+        Route("/lobby", lobby),
         WebSocketRoute("/ws", websocket_endpoint),
+        Mount("/web", StaticFiles(directory=WEB), name="web"),
     ]
     handlers: dict[Any, Any] = {kind: store_unavailable for kind in UNAVAILABLE}
     handlers[HTTPException] = http_exception
     handlers[500] = internal_error
     return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
-        Route("/lobby", lobby),
-        Mount("/web", StaticFiles(directory=WEB), name="web"),
-        hub.key = app.state.key = keys.load_or_create(settings.key_file)  # signs receipts
-        Route("/key", public_key),
