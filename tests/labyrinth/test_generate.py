@@ -214,7 +214,10 @@ def test_plan_generate_options_reach_the_generator(capsys: pytest.CaptureFixture
 
 def test_plan_generate_refuses_what_cannot_be_drawn(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "generate", "--seed", "1", "--size", "3x3"]) == 1
-    assert "daedalus plan generate: no plan of 3x3 cells fits" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("daedalus plan generate: no plan of 3x3 cells fits")
+    page = (Path(__file__).parents[2] / "docs" / "rules" / "labyrinth.md").read_text()
+    assert f"\n    {err.strip()}\n" in page  # the page quotes it
     with pytest.raises(SystemExit):
         main(["plan", "generate", "--size", "5by5"])
     assert "expected WxH, such as 5x4 (columns x rows)" in capsys.readouterr().err
