@@ -32,7 +32,8 @@ How a plan is drawn, in order (cells as in plan.py: (row, column) from 1):
 7. Walls: every border between two cells is a destructible wall, then walls are removed
    in a drawn order wherever they separate two regions not yet joined (a spanning tree;
    the border a river flows across is open from the start), and each remaining wall is
-   removed with chance 15%, which makes loops.
+   removed with chance 15%, which makes loops. A river source gets a way in (else the
+   river below it is out of reach) and a delta two ways out.
 8. Repeating patterns (8.R5; `repeat`, the default): steps 2 to 7 work on pairs of cells
    symmetric through the centre, so a river, a pit loop, weaponries, hospitals, exits and
    walls each have a twin a half-turn away, and a fake treasure lies where the true one's
@@ -223,8 +224,6 @@ class _Draft:
                      for c in self.order}
         self.types: dict[Cell, CellType] = {}
         self.deltas: list[Cell] = []
-        self.loops = 0
-        self.pits = 0
         self.why = "no room for every feature"
 
     def twin(self, cell: Cell) -> Cell:
