@@ -46,7 +46,7 @@ def test_ascii_picture_of_the_example() -> None:
     assert ascii_picture(example(), {(2, 5): "1", (5, 2): "2"}) == EXAMPLE_ASCII
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(plans())
 def test_ascii_picture_draws_the_borders_and_types_of_the_text_grid(plan: Plan) -> None:
     """Every corner, border and cell code of the text format's grid is in the picture, in
@@ -78,7 +78,7 @@ def counts(svg: str) -> dict[str, int]:
     return found
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(plans())
 def test_svg_draws_every_cell_side_and_item(plan: Plan) -> None:
     svg = svg_picture(plan, marks={plan.squares[0].cell: "1<&>"}, paths={"p": [s.cell for s in plan.squares]})

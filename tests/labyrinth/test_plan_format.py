@@ -41,7 +41,7 @@ from domain.games.labyrinth.plan_text import (
 from tests.labyrinth.strategies import plans
 
 EXAMPLE = Path(__file__).parents[2] / "domain" / "games" / "labyrinth" / "plans" / "example.txt"
-PROPERTY = settings(max_examples=100, deadline=None)
+PROPERTY = settings(max_examples=50, deadline=None)
 
 
 # --- round trips ---------------------------------------------------------------------------
@@ -347,7 +347,7 @@ def test_json_form_is_documented_shape() -> None:
 FORMAT_CHARS = " +-#|.LHWEDv<>^a1b9\n:,xtrueitemsgrid"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(plans(max_rows=4, max_columns=4), st.data())
 def test_a_mangled_text_is_a_plan_or_a_plan_error(plan: Plan, data: st.DataObject) -> None:
     text = render_plan(plan)
@@ -383,7 +383,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(plans(max_rows=3, max_columns=3), json_values, st.data())
 def test_a_mangled_json_form_is_a_plan_or_a_plan_error(plan: Plan, junk: object, data: st.DataObject) -> None:
     value = plan_to_dict(plan)
