@@ -243,6 +243,10 @@ def test_good_minimal_text() -> None:
     plan = parse_plan(GOOD)
     assert plan.types == {(1, 1): LAND, (1, 2): HOSPITAL}
     assert plan.exits == (Exit((1, 1), "up", False),)
+    # Windows line ends and a byte order mark read the same.
+    assert parse_plan("\ufeff" + GOOD.replace("\n", "\r\n")) == plan
+    with pytest.raises(KeyError):
+        plan.side((2, 1), "up")
 
 
 @pytest.mark.parametrize(

@@ -232,7 +232,7 @@ def parse_plan(text: str) -> Plan:
         raise PlanError("a plan is a text")
     if len(text) > MAX_TEXT:
         raise PlanError(f"the text is over {MAX_TEXT} characters")
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # a byte order mark some editors write
     name: str | None = None
     grid: tuple[int, list[str]] | None = None  # (line number of its first line, its lines)
     statements: list[tuple[int, str]] = []
