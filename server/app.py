@@ -884,6 +884,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             )
         hub = Hub(the_store, settings)
         hub.key = app.state.key = keys.load_or_create(settings.key_file)  # signs receipts
+        log.info("receipt_key", key=hub.key.id, file=settings.key_file)
         app.state.hub = hub
         app.state.settings = settings
         hub.spawn(hub.resume_active())  # in the background: serve at once
