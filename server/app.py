@@ -552,6 +552,76 @@ async def lobby(request: Request) -> JSONResponse:
     return JSONResponse({"state": state, "matches": found, "next": last if more else None})
 
 
+REPLAY_VIEWERS = "a seat's number, spectator or full"
+
+
+def replay_viewer(text: str | None, seats: int) -> Viewer | None:
+    """The viewer `as` names: a seat (0, 1, ...), `spectator` (the default) or `full`
+    (everything, as a `full` hello)."""
+    if text is None or text == "spectator":
+        return SPECTATOR
+    if text == "full":
+        return Viewer(seat=None, full=True)
+    if text.isdigit() and int(text) < seats:
+        return Viewer(seat=int(text))
+    return None
+
+
+def replay_updates(runner_entries: list[Any], viewer: Viewer) -> dict[str, Any]:
+    """A finished match's log as `viewer` received it, each update with the view it had
+    then (not the view now, as a catch-up's), and the log checked again (domain/engine.py
+    verify: chain, outcomes, commitment, setup)."""
+    from projections.common import match_view, project_events
+    from projections.registry import hosted, rules_by_name
+
+    entries = list(runner_entries)
+    first = entries[0]
+    host = hosted(str(first.body["game"]))
+    ms = engine.open_match(host.rules, first)
+    updates: list[dict[str, Any]] = []
+    for entry in entries[1:]:
+        before = ms
+        ms, outcome = engine.apply(ms, entry)
+        events = project_events(host.views, ms, outcome, viewer)
+        if not events:
+            continue
+        updates.append({
+            "n": len(updates) + 1, "seq": entry.seq, "ts": entry.ts,
+            "round": host.rules.round_of(before.game_state) if before.started else None,
+            "events": events, "view": match_view(host.views, ms, viewer),
+        })
+    checked = engine.verify(rules_by_name(), entries)
+    return {
+        "match": ms.match_id, "game": ms.game, "variant": ms.variant,
+        "as": "full" if viewer.full else "spectator" if viewer.seat is None else viewer.seat,
+        "verified": {
+            "ok": checked.ok, "entries": checked.entries, "commitment": checked.commitment,
+            "setup": checked.setup, "failure": checked.failure,
+            "failed_seq": checked.failed_seq, "failed_round": checked.failed_round,
+        },
+        "updates": updates,
+    }
+
+
+async def match_replay(request: Request) -> JSONResponse:
+    """`GET /matches/{id}/replay?as=VIEWER`: once the match is over, every update
+    VIEWER received, each with the view it had then, and whether the log verifies."""
+    runner = await _runner_or_404(request)
+    if isinstance(runner, JSONResponse):
+        return runner
+    if not runner.current.ended:
+        return http_error(409, "match_not_over", "the replay opens when the match is over")
+    unknown = sorted(k for k in request.query_params if k != "as")
+    if unknown:
+        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameter: as)")
+    viewer = replay_viewer(request.query_params.get("as"), len(runner.current.names))
+    if viewer is None:
+        return http_error(400, "bad_request", f"`as` is {REPLAY_VIEWERS}")
+    entries = [entry for _sid, entry in await runner.store.read(runner.match_id)]
+    _release(request, runner)
+    return JSONResponse(await asyncio.to_thread(replay_updates, entries, viewer))
+
+
 def _release(request: Request, runner: MatchRunner) -> None:
     """A finished match that nobody follows need not stay in this process's memory."""
     if runner.current.ended and not runner.subscribers:
@@ -905,6 +975,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/matches/{match_id}", match_status),
         Route("/matches/{match_id}/seats", claim_seat, methods=["POST"]),
         Route("/matches/{match_id}/log", match_log),
+        Route("/matches/{match_id}/replay", match_replay),
         Route("/lobby", lobby),
         WebSocketRoute("/ws", websocket_endpoint),
         Mount("/web", StaticFiles(directory=WEB), name="web"),

@@ -4,6 +4,7 @@
 
 import { showLobby } from "./lobby.js";
 import { showMatch } from "./match.js";
+import { showReplay } from "./replay.js";
 
 let current = null; // the page shown: {close()}
 
@@ -14,7 +15,11 @@ function route() {
   current = null;
   root.replaceChildren();
   const match = params.get("match");
-  if (match) {
+  const replay = params.get("replay");
+  const number = (name) => (params.has(name) && /^\d+$/.test(params.get(name)) ? Number(params.get(name)) : null);
+  if (replay) {
+    current = showReplay(root, { match: replay, as: params.get("as"), round: number("round"), n: number("n") });
+  } else if (match) {
     current = showMatch(root, {
       match,
       seat: params.has("seat") ? Number(params.get("seat")) : null,

@@ -11,7 +11,7 @@ export function showLobby(root) {
   const createdSection = h("section", { class: "card created", "aria-live": "polite", hidden: true });
   const waiting = listSection("waiting", "Waiting for players", "Take a seat");
   const playing = listSection("playing", "In play", "Watch");
-  root.append(h("h1", {}, "Lobby"), createSection, createdSection, waiting.section, playing.section);
+  root.append(h("h1", {}, "Lobby"), createSection, createdSection, waiting.section, playing.section, replayForm());
   buildCreateForm(createSection, createdSection);
   waiting.load();
   playing.load();
@@ -182,6 +182,19 @@ function showCreated(section, created, game) {
     h("p", {}, "Watch: ", h("a", { href: watchLink(match) }, watchLink(match))),
     h("p", { class: "hint" }, `Commitment (SHA-256 of the secret setup, checkable after the match): ${created.commitment}`));
   section.querySelector("#created-h").focus();
+}
+
+function replayForm() {
+  const input = h("input", { id: "replay-id", type: "text", autocomplete: "off", spellcheck: "false", required: true });
+  const form = h("form", { class: "row" }, h("label", { for: "replay-id" }, "Match id"), input,
+    h("button", { type: "submit" }, "Replay"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    location.hash = `replay=${encodeURIComponent(input.value.trim())}`;
+  });
+  return h("section", { class: "card", "aria-labelledby": "replay-h" },
+    h("h2", { id: "replay-h" }, "Replay a finished match"),
+    h("p", { class: "hint" }, "Step through it as each player, a spectator or everything, and see its log verified."), form);
 }
 
 function listSection(state, title, action) {

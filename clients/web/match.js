@@ -210,7 +210,8 @@ export function showMatch(root, { match, seat, token }) {
       h("p", {},
         h("a", { href: `/matches/${encodeURIComponent(match)}/log`, download: `${match}.jsonl` }, "Download the log"),
         " (check it with ", h("code", {}, `daedalus replay ${match}.jsonl --verify`), ")"),
-      h("p", {}, h("a", { href: "/#" }, "Back to the lobby")));
+      h("p", {}, h("a", { href: `/#replay=${encodeURIComponent(match)}&as=${view.you ?? "full"}&n=1`, class: "button" }, "Replay it"),
+        " ", h("a", { href: "/#" }, "Back to the lobby")));
     announce(`${won}${mine}. ${r.reason}`);
   }
 

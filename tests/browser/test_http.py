@@ -4,6 +4,7 @@ unfinished matches a page at a time, and websockets from the server's own origin
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
@@ -109,3 +110,65 @@ async def test_a_page_of_the_server_itself_may_open_a_websocket() -> None:
             with pytest.raises(websockets.InvalidStatus) as info:
                 await Raw.open(srv.ws_url, origin=other)
             assert info.value.response.status_code == 403
+
+
+async def _played(srv: EmbeddedServer) -> tuple[str, list[str]]:
+    """A short Five-Card Trick match played to its end by two bots; its id and tokens."""
+    import random
+
+    from clients.bots import BOTS, play_bot
+    from clients.client import MatchConnection
+
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        match = (await http.post("/matches", json={"game": "five-card-trick", "options": {"rounds": 3}})).json()["match"]
+        r = await http.get(f"/matches/{match}/replay")
+        assert r.status_code == 409 and r.json()["error"]["code"] == "match_not_over"
+        tokens = [(await http.post(f"/matches/{match}/seats", json={"name": n})).json()["token"] for n in ("A", "B")]
+    conns = [MatchConnection(srv.url, match, token=t) for t in tokens]
+    for c in conns:
+        await c.connect()
+    bots = [BOTS["five-card-trick"]["heuristic"](random.Random(s)) for s in (0, 1)]
+    await asyncio.wait_for(asyncio.gather(*(play_bot(c, b) for c, b in zip(conns, bots, strict=True))), 30)
+    for c in conns:
+        await c.close()
+    return match, tokens
+
+
+async def test_a_replay_is_each_viewers_stream_with_the_view_it_had_then(srv: EmbeddedServer) -> None:
+    match, tokens = await _played(srv)
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        replays = {
+            who: (await http.get(f"/matches/{match}/replay", params={"as": who})).json()
+            for who in ("0", "1", "spectator", "full")
+        }
+        for params in ({"as": "2"}, {"as": "seat"}, {"round": "1"}):
+            r = await http.get(f"/matches/{match}/replay", params=params)
+            assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", params
+    for who, token_ in (("0", tokens[0]), ("1", tokens[1]), ("spectator", None), ("full", None)):
+        replay = replays[who]
+        assert replay["verified"]["ok"] and replay["verified"]["failure"] is None
+        assert replay["verified"]["commitment"] and replay["verified"]["setup"] is not None
+        updates = replay["updates"]
+        assert [u["n"] for u in updates] == list(range(1, len(updates) + 1))
+        # the same updates, with the same events, as the viewer's stream over a websocket
+        hello: dict[str, object] = {"type": "hello", "match": match, "since": 0}
+        if token_:
+            hello["token"] = token_
+        if who == "full":
+            hello["full"] = True
+        ws = await Raw.open(srv.ws_url)
+        await ws.send(hello)
+        welcome = await ws.recv()
+        assert welcome["type"] == "welcome" and welcome["seq"] == len(updates), who
+        for u in updates:
+            frame = await ws.recv()
+            assert (frame["seq"], frame["events"]) == (u["n"], u["events"]), who
+        await ws.close()
+        # each view is the one of its time: the match ends only at the last
+        assert all(not u["view"]["ended"] for u in updates[:-1]) and updates[-1]["view"]["ended"]
+    # during play, seat 0 saw its own submissions and not seat 1's; the full view both
+    mine = [u for u in replays["0"]["updates"][:-1] if any(e["type"] == "submitted" for e in u["events"])]
+    assert mine and all(e.get("seat") == 0 for u in mine for e in u["events"] if "actions" in e)
+    pending = [s["pending"] for u in replays["0"]["updates"][:-1] for s in u["view"]["game_state"]["seats"] if s["seat"] == 1]
+    assert all(p is None for p in pending)
+    assert len(replays["full"]["updates"]) >= len(replays["spectator"]["updates"])

@@ -141,7 +141,7 @@ class Board {
 
   showComposer(view, gs) {
     const me = view.you !== null && view.you !== undefined ? gs.seats[view.you] : null;
-    if (!me || view.ended || !view.started || gs.round === null) {
+    if (!me || view.ended || !view.started || gs.round === null || this.ctx.readonly) {
       this.composer.hidden = true;
       return;
     }

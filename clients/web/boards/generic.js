@@ -95,7 +95,7 @@ class Board {
   showForms() {
     const view = this.view;
     if (!view || !this.commandForms) return;
-    const playing = view.you !== null && view.you !== undefined && view.started && !view.ended;
+    const playing = view.you !== null && view.you !== undefined && view.started && !view.ended && !this.ctx.readonly;
     this.forms.hidden = !playing;
     const round = view.game_state && view.game_state.round;
     for (const { fields } of this.commandForms) {

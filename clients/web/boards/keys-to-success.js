@@ -122,7 +122,7 @@ class Board {
       return null;
     }
     const level = gs.level;
-    const mine = gs.me && gs.me.can_submit && gs.phase === "play";
+    const mine = gs.me && gs.me.can_submit && gs.phase === "play" && !this.ctx.readonly;
     const gateButtons = level.gates.map((g, i) => {
       const chosen = this.gates.includes(g.name);
       const usable = g.status === "open";
@@ -155,7 +155,7 @@ class Board {
   moveSection(view, gs) {
     const me = gs.me;
     const t = gs.terms;
-    if (!me || gs.phase !== "play") return null;
+    if (!me || gs.phase !== "play" || this.ctx.readonly) return null;
     if (!me.can_submit) {
       return h("section", { class: "card" }, h("p", {}, me.escaped !== null ? `You escaped in round ${me.escaped}.` : `You hold no ${t.card_plural}.`));
     }
@@ -191,7 +191,7 @@ class Board {
     if (gs.phase !== "vote" || !gs.results) return null;
     const r = gs.results;
     const me = gs.me;
-    const winner = me && r.winners.includes(view.you);
+    const winner = me && r.winners.includes(view.you) && !this.ctx.readonly;
     let form = null;
     if (winner) {
       const select = h("select", { id: "kts-vote" }, r.losers.map((s) => h("option", { value: s, selected: me.vote === s }, name(view, s))));
@@ -249,7 +249,7 @@ class Board {
     fill(this.chatList, messages.length
       ? messages.map((m) => h("li", {}, h("strong", {}, `${name(view, m.seat)}: `), m.text))
       : h("li", { class: "hint" }, "No message this round."));
-    this.chatForm.hidden = !(me && (gs.phase === "play" || gs.phase === "vote"));
+    this.chatForm.hidden = !(me && (gs.phase === "play" || gs.phase === "vote")) || this.ctx.readonly;
     this.chatHint.textContent = me ? `${me.chats_left} message${me.chats_left === 1 ? "" : "s"} left this round` : "";
   }
 

@@ -142,7 +142,7 @@ class Board {
     if (gs.turn !== this.turn && gs.turns) {
       this.turn = gs.turn;
     }
-    const playing = this.me !== null && view.started && !view.ended;
+    const playing = this.me !== null && view.started && !view.ended && !ctx.readonly;
     this.controls.hidden = !playing;
     this.help.hidden = !playing;
     this.draw();
