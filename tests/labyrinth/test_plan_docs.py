@@ -45,7 +45,7 @@ BAD = [
     GOOD.replace("+###+###+", "+###-###+"),
     GOOD.replace("+---+###+\n1", "+-#-+###+\n1"),
     GOOD + "\ntreasure 1,3 true\n",
-    GOOD + "treasure 1,1 true\n",
+    GOOD + "\nitems 1,1: 2 bullets, 3 knives\n",
     GOOD.replace("1 # .   H #", "1 # .  HW #"),
 ]
 

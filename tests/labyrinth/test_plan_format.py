@@ -243,6 +243,9 @@ def test_good_minimal_text() -> None:
     plan = parse_plan(GOOD)
     assert plan.types == {(1, 1): LAND, (1, 2): HOSPITAL}
     assert plan.exits == (Exit((1, 1), "up", False),)
+    # A line of another kind ends the grid as a blank line does.
+    assert parse_plan(GOOD + "treasure 1,1 true\n").treasures == (Treasure((1, 1), True),)
+    assert parse_plan(GOOD + "  start 1,2\n").start == (1, 2)
     # Windows line ends and a byte order mark read the same.
     assert parse_plan("\ufeff" + GOOD.replace("\n", "\r\n")) == plan
     with pytest.raises(KeyError):
@@ -268,7 +271,6 @@ def test_good_minimal_text() -> None:
         (GOOD + "\n  start 1,1\nstart 1,2\n", 8, 1, "already given on line 7"),
         (GOOD + "\nwalls everywhere\n", 7, 1, "expected `name:`"),
         ("name: x\n" + GOOD + "\nname: y\n", 8, 1, "name is given twice"),
-        (GOOD + "treasure 1,1 true\n", 6, 1, "end the grid with a blank line before 'treasure'"),
         (GOOD + "\ngrid:\n", 7, 1, "second grid"),
         ("# nothing\n", None, None, "no grid"),
     ],

@@ -26,7 +26,8 @@ loop a); three spaces are no cell (the plan leaves it out). A border is ` ` (non
 (`---` between rows; `|` between columns) for a destructible wall, `#` (`###`) for an
 indestructible one. On the outline the same three mean an open exit, a closed exit and an
 indestructible outer wall. Row numbers at the left and the column ruler above are for the
-reader; the parser checks row numbers when they are there. The grid ends at a blank line.
+reader; the parser checks row numbers when they are there. The grid ends at a blank line
+(or a line starting with a keyword, or the end of the text).
 
 `parse_plan(text)` gives the plan or raises PlanError with the line and column and what was
 expected; `render_plan(plan)` writes the canonical text, and parse_plan(render_plan(p)) == p.
@@ -248,10 +249,9 @@ def parse_plan(text: str) -> Plan:
                 raise PlanError(f"a second grid (the first starts on line {grid[0] - 1})", line=number, column=1)
             body: list[str] = []
             while index < len(lines) and lines[index].strip():
-                words = lines[index].split()
-                if words[0].lower() in _KEYWORDS or words[0].lower().startswith(("name:", "grid:")):
-                    raise PlanError(f"expected a grid line; end the grid with a blank line before {words[0]!r}",
-                                    line=index + 1, column=_col(lines[index], lines[index].strip()))
+                first = lines[index].split()[0].lower()
+                if first in _KEYWORDS or first.startswith(("name:", "grid:")):
+                    break  # no grid line starts so: the grid ended without a blank line
                 body.append(lines[index])
                 index += 1
             grid = (number + 1, body)
@@ -368,7 +368,7 @@ def _parse_grid(first: int, body: list[str]) -> tuple[dict[Cell, CellType], list
     if len(body) < 3 or len(body) % 2 == 0:
         raise PlanError(
             f"the grid has {len(body)} lines; expected a border line, then a cell line and a border line "
-            "for each row, ended by a blank line",
+            "for each row",
             line=first + len(body) if body else first,
         )
     rows = len(body) // 2
