@@ -9,7 +9,7 @@ fake one, `+` items, `@` the start cell of option 7.6, then any marks the caller
 (players, say). A legend under the grid lists the marks used, every exit and the items.
 
 `svg_picture(plan, marks=None, paths=None)` draws one square per cell, coloured by type
-with a symbol: land sand, hospital white with a red cross, weaponry steel with crossed
+with a symbol: land sand, hospital pale pink with a red cross, weaponry steel with crossed
 lines, encephalitis green with a mite, pit dark brown with its loop letter and place,
 river blue with an arrow along the flow (arrows join cell to cell), delta deep blue with
 a triangle. Walls: a destructible wall is a brown line, an indestructible one a thick
@@ -145,7 +145,7 @@ _PAD = 46  # room for the row and column numbers and the exits' arrows
 
 FILL: Mapping[type, str] = {
     Land: "#f1e4c3",
-    Hospital: "#ffffff",
+    Hospital: "#fbe1e4",
     Weaponry: "#b7c3cf",
     Encephalitis: "#b9dc8c",
     Pit: "#6b4a33",
