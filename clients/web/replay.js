@@ -18,12 +18,12 @@ export function showReplay(root, { match, as, round, n }) {
   const boardRoot = h("section", { class: "board", "aria-label": "board" });
   const button = (label, text, fn, keys) => h("button", { type: "button", "aria-label": label, "aria-keyshortcuts": keys, onclick: fn }, text);
   const controls = h("div", { class: "replay-controls", role: "group", "aria-label": "step through the match" },
-    button("first update", "⏮", () => go(0), "Home"),
+    button("first update", "|◀", () => go(0), "Home"),
     button("previous round", "◀◀", () => goRound(-1), "PageUp"),
     button("previous update", "◀", () => go(index - 1), "ArrowLeft"),
     button("next update", "▶", () => go(index + 1), "ArrowRight"),
     button("next round", "▶▶", () => goRound(1), "PageDown"),
-    button("last update", "⏭", () => go(updates.length - 1), "End"));
+    button("last update", "▶|", () => go(updates.length - 1), "End"));
   root.append(
     h("div", { class: "match-head" }, title),
     errors,

@@ -125,6 +125,14 @@ async def main(out: Path) -> None:
         await desktop.get_by_role("heading", name="created").wait_for()
         await desktop.locator("section.created").screenshot(path=str(out / "lobby-created.png"))
 
+        # The replay of a finished match, as seat 0 saw round 3.
+        done = await create(server, "five-card-trick", "dm12", {"rounds": 5})
+        finished = await bots_for(server, done, "five-card-trick", range(0, 2))
+        await asyncio.wait_for(asyncio.gather(*finished), 30)
+        await desktop.goto(f"{server.url}/#replay={done}&as=0&round=3")
+        await desktop.get_by_role("heading", name="✓ Verified").wait_for()
+        await shoot(desktop, out / "replay.png")
+
         for task in tasks:
             task.cancel()
         await browser.close()
