@@ -15,12 +15,20 @@ the conformance suite, the benchmarks) all build on it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from domain import engine
 from domain.contract import Game
 from domain.engine import Entry, EntryKind, MatchState, Outcome
+
+
+def driven_audit_key(seed: bytes) -> bytes:
+    """The audit key of a driven match unless one is given (log version 3): derived from
+    its seed, so a driven match stays a function of its seed. Not for a real match, whose
+    seed is revealed at its end: a server draws its audit keys at random."""
+    return hashlib.sha256(b"daedalus-driven-audit-key\n" + seed).digest()
 
 
 class _Auto:
@@ -55,11 +63,12 @@ class MatchDriver:
         seed: bytes = bytes(32),
         ts: int = T0,
         match_id: str = "simulated",
+        audit_key: bytes | None = None,
     ) -> None:
         self.rules = rules
         first = engine.create_entry(
             rules, match_id=match_id, variant=variant, options=options or {}, seed=seed, ts=ts,
-            log_version=self.log_version,
+            log_version=self.log_version, audit_key=audit_key or driven_audit_key(seed),
         )
         self.ms: MatchState = engine.open_match(rules, first)
         self.entries: list[Entry] = [first]

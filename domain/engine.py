@@ -18,7 +18,12 @@ decides how the match's random draws are made:
   setup, unless the host gave it, and any draw during play) comes from a key derived from
   the server's seed and every seat's entropy (`draw_key`), so a seeded setup is drawn when
   the last seat is taken. The commitment published at creation binds the seed (and a given
-  setup) before any entropy exists (docs/fairness.md).
+  setup) before any entropy exists (docs/fairness.md);
+- version 3: as version 2, and the match has an audit key (recorded in its create entry,
+  given to whoever created the match, never published): every command body and every
+  outcome enter the digests through salted commitments derived from it, so what the
+  rules keep secret for good can be withheld from the published log while the chain
+  still verifies (domain/seal.py, projections/seal.py).
 A log is folded and verified under the version it records, so old logs replay as they did.
 
 Each entry carries two digests:
@@ -36,6 +41,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from domain import seal as sealing
 from domain.canonical import canonical, sha256_hex, to_builtins
 from domain.contract import Accepted, Game, OptionsError, Rejection, Result
 from domain.rng import Rng
@@ -44,8 +50,8 @@ GENESIS_HEAD = "0" * 64
 COMMITMENT_PREFIX = b"daedalus-commitment-v1\n"
 DRAW_KEY_PREFIX = b"daedalus-draw-key-v2\n"
 # The log version new matches are created under (see the module docstring).
-LOG_VERSION = 2
-LOG_VERSIONS = (1, 2)
+LOG_VERSION = 3
+LOG_VERSIONS = (1, 2, 3)
 # A player's entropy: any printable text of 1 to MAX_ENTROPY characters (the client
 # library sends 64 random hex digits).
 MAX_ENTROPY = 128
@@ -146,6 +152,10 @@ class MatchState(msgspec.Struct, frozen=True, kw_only=True):
     # drawn when the last seat is taken (`setup` is None until then).
     entropy: tuple[str | None, ...] = ()
     setup_given: bool = False
+    # Version 3: the match's audit key (domain/seal.py): every command body and outcome
+    # enters the digests through salted commitments derived from it. None: an older log,
+    # or a log whose audit key is withheld (the public log of a finished match).
+    audit_key: bytes | None = None
 
     @property
     def seats(self) -> int:
@@ -173,10 +183,24 @@ def outcome_digest(outcome: Outcome) -> str:
     return sha256_hex(canonical(outcome))
 
 
-def entry_digest(prev: str, entry: Entry) -> str:
+def entry_digest(prev: str, entry: Entry, audit_key: bytes | None = None) -> str:
+    """The chained digest. Version 3 (`audit_key` given): a command's body enters it by
+    the commitments to its values, and a create entry's audit key by its digest (see
+    domain/seal.py)."""
     fields = to_builtins(entry)
     del fields["digest"]
+    if entry.kind == "create":
+        fields["body"] = sealing.create_form(fields["body"])
+    elif audit_key is not None and entry.kind == "command":
+        fields["body"] = sealing.body_form(sealing.entry_key(audit_key, entry.seq), fields["body"])
     return sha256_hex(prev.encode(), canonical(fields))
+
+
+def out_digest(outcome: Outcome, seq: int, audit_key: bytes | None = None) -> str:
+    """An entry's `out`: the outcome's digest, or (version 3) the commitment to it."""
+    if audit_key is None:
+        return outcome_digest(outcome)
+    return sealing.out_commitment(sealing.entry_key(audit_key, seq), outcome)
 
 
 def seal(
@@ -189,12 +213,13 @@ def seal(
     cid: str | None,
     body: Any,
     outcome: Outcome,
+    audit_key: bytes | None = None,
 ) -> Entry:
     unsealed = Entry(
         seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body,
-        out=outcome_digest(outcome), digest="",
+        out=out_digest(outcome, seq, audit_key if kind != "create" else None), digest="",
     )
-    return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed))
+    return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key))
 
 
 # --- creating a match ------------------------------------------------------------------
@@ -208,10 +233,15 @@ def create_entry(
     options: Mapping[str, Any],
     seed: bytes,
     ts: int,
-    log_version: int = LOG_VERSION,
+    log_version: int | None = None,
+    audit_key: bytes | None = None,
 ) -> Entry:
     """The first entry of a new match, under `log_version` (see the module docstring).
-    Raises OptionsError for bad variant or options."""
+    Version 3 needs `audit_key` (32 secret random bytes, domain/seal.py); by default a
+    match is of version 3 if an audit key is given, else of version 2. Raises
+    OptionsError for bad variant or options."""
+    if log_version is None:
+        log_version = LOG_VERSION if audit_key is not None else 2
     variant = variant or rules.default_variant
     if variant not in {v.name for v in rules.variants}:
         known = ", ".join(v.name for v in rules.variants)
@@ -219,8 +249,18 @@ def create_entry(
     if log_version not in LOG_VERSIONS:
         raise ValueError(f"no log version {log_version}")
     opts = rules.configure(variant, options)
+    if log_version >= 3 and (audit_key is None or len(audit_key) != 32):
+        raise ValueError("a version-3 match needs an audit key of 32 bytes")
     if log_version >= 2:
-        return _create_v2(rules, match_id, variant, opts, seed, ts)
+        entry = _create_v2(rules, match_id, variant, opts, seed, ts)
+        if log_version >= 3:
+            assert audit_key is not None
+            body = {**entry.body, "log_version": log_version, "audit": audit_key.hex()}
+            entry = seal(
+                GENESIS_HEAD, seq=1, ts=ts, kind="create", seat=None, cid="create", body=body,
+                outcome=Outcome(),
+            )
+        return entry
     setup = rules.make_setup(opts, Rng(seed, "setup"))
     # A game may take secret options (say, a host's own board): make_setup moved them into
     # the committed setup, and `public_options` leaves them out of what is recorded as the
@@ -287,6 +327,12 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         raise IntegrityError(1, None, f"the create entry is malformed: {exc}") from exc
     if commitment_of(body["seed"], body["setup"]) != body["commitment"]:
         raise IntegrityError(1, None, "the seed and setup do not match the published commitment")
+    if version >= 3:
+        audit = body.get("audit")
+        if sealing.audit_key_of(body) is None and not sealing.is_stand_in(audit):
+            raise IntegrityError(1, None, "a version-3 create entry records no audit key")
+        ms = _open_v2(rules, entry, opts)
+        return msgspec.structs.replace(ms, log_version=version, audit_key=sealing.audit_key_of(body))
     if version >= 2:
         return _open_v2(rules, entry, opts)
     return MatchState(
@@ -506,7 +552,7 @@ def propose(
     new, outcome = step(ms, kind=kind, seat=seat, body=body, ts=ts)
     entry = seal(
         ms.head, seq=ms.seq + 1, ts=max(ts, ms.last_ts), kind=kind, seat=seat, cid=cid,
-        body=body, outcome=outcome,
+        body=body, outcome=outcome, audit_key=ms.audit_key,
     )
     return entry, msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
 
@@ -516,12 +562,12 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     round_ = ms.rules.round_of(ms.game_state)
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, round_, f"expected entry {ms.seq + 1} here")
-    if entry.digest != entry_digest(ms.head, entry):
+    if entry.digest != entry_digest(ms.head, entry, ms.audit_key):
         raise IntegrityError(entry.seq, round_, "the entry's digest does not match its content or the chain")
     if entry.kind == "create":
         raise IntegrityError(entry.seq, round_, "a second create entry")
     new, outcome = step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
-    if outcome_digest(outcome) != entry.out:
+    if out_digest(outcome, entry.seq, ms.audit_key) != entry.out:
         raise IntegrityError(entry.seq, round_, "the recorded outcome differs from the one recomputed")
     return msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
 

@@ -19,7 +19,7 @@ from domain.engine import (
     Revealed,
     SeatTaken,
 )
-from projections.contract import GameViews, Viewer
+from projections.contract import NOTHING_SEALED, GameViews, Seals, Viewer
 
 
 def who(ms: MatchState, seat: int) -> str:
@@ -29,9 +29,26 @@ def who(ms: MatchState, seat: int) -> str:
     return f"seat {seat} ({name})" if name else f"seat {seat}"
 
 
-def effective(ms: MatchState, viewer: Viewer) -> Viewer:
-    """Once the match is over, every viewer sees everything."""
-    if ms.ended and not viewer.full:
+def seals(views: GameViews, ms: MatchState) -> bool:
+    """Whether the match keeps secrets after its end: the game declares some (its
+    `sealed`) and the match's log can keep them (version 3, domain/seal.py)."""
+    return ms.log_version >= 3 and bool(sealed_of(views).fields)
+
+
+def sealed_of(views: GameViews) -> Seals:
+    """The game's declaration of what stays sealed (`GameViews.sealed`); a game's views
+    that declare none seal nothing (the contract asks every registered game for one, and
+    mypy checks the registry; views written before it, test doubles among them, go on
+    revealing everything)."""
+    declared: Seals = getattr(views, "sealed", NOTHING_SEALED)
+    return declared
+
+
+def effective(views: GameViews, ms: MatchState, viewer: Viewer) -> Viewer:
+    """Once the match is over, every viewer sees everything, except in a match that
+    seals: there a viewer stays what it is, and the game's projection shows it, once the
+    match is over, everything but what stays sealed (its own secrets included)."""
+    if ms.ended and not viewer.full and not seals(views, ms):
         return Viewer(seat=viewer.seat, full=True)
     return viewer
 
@@ -62,7 +79,7 @@ def project_events(
     views: GameViews, ms: MatchState, outcome: Outcome, viewer: Viewer
 ) -> list[dict[str, Any]]:
     """The events of one entry as `viewer` sees them (`ms`: the state after it)."""
-    viewer = effective(ms, viewer)
+    viewer = effective(views, ms, viewer)
     out: list[dict[str, Any]] = []
     for event in outcome.events:
         if isinstance(event, ENGINE_EVENTS):
@@ -76,7 +93,7 @@ def project_events(
 
 def match_view(views: GameViews, ms: MatchState, viewer: Viewer) -> dict[str, Any]:
     """Everything `viewer` may see of the match now."""
-    viewer = effective(ms, viewer)
+    viewer = effective(views, ms, viewer)
     view: dict[str, Any] = {
         "match": ms.match_id,
         "game": ms.game,

@@ -628,7 +628,7 @@ class Hub:
             match_id = wanted or new_match_id()
             entry = engine.create_entry(
                 rules, match_id=match_id, variant=variant, options=options,
-                seed=os.urandom(32), ts=now_ms(),
+                seed=os.urandom(32), ts=now_ms(), audit_key=os.urandom(32),
             )
             if await self.store.create(match_id, entry):
                 runner = await self.runner(match_id)

@@ -834,8 +834,12 @@ def test_view_shape() -> None:
     assert msgspec.json.decode(msgspec.json.encode(v)) == v
 
 
+class _SecondVersionMatch(FctMatch):
+    log_version = 2  # a log from before sealing (version 3: tests/test_sealed.py)
+
+
 def test_view_after_the_end_is_full() -> None:
-    m = FctMatch(rounds=1, max_rounds=1)
+    m = _SecondVersionMatch(rounds=1, max_rounds=1)
     m.play(["block"], ["block"], block0="claim", block1="grow")
     assert m.ms.ended
     seen = match_view(views, m.ms, Viewer(seat=1))["game_state"]["last_round"]["seats"]
