@@ -22,7 +22,7 @@ from domain.games.labyrinth.generate import (
 from domain.games.labyrinth.pictures import ascii_picture, svg_picture
 from domain.games.labyrinth.plan import Delta, Hospital, Pit, Plan, River, Weaponry
 from domain.games.labyrinth.plan_text import parse_plan, render_plan
-from domain.games.labyrinth.validate import PlanOptions, on_outline, validate
+from domain.games.labyrinth.validate import PlanOptions, crossing, on_outline, validate
 from domain.rng import Rng
 
 
@@ -84,6 +84,7 @@ limits = st.builds(
     exits=st.none() | st.integers(2, 5),
     closed_exits=st.booleans(),
     open_exit=st.booleans(),
+    crossings=st.booleans(),
 )
 
 
@@ -149,6 +150,14 @@ def test_a_plan_without_rivers_or_pits_when_the_match_has_none() -> None:
     plan = draw(options, 3)
     assert not plan.cells_of(River) and not plan.cells_of(Pit) and not plan.cells_of(Delta)
     assert_follows_section_8(plan, options)
+
+
+def test_crossings_when_the_match_wants_them() -> None:
+    for seed in range(10):
+        options = GenerateOptions(rows=5, columns=6, limits=PlanOptions(crossings=True))
+        plan = draw(options, seed)
+        assert_follows_section_8(plan, options)
+        assert crossing(plan, "left", "right") and crossing(plan, "up", "down")
 
 
 def test_the_common_start_cell_is_land_without_a_treasure() -> None:

@@ -21,6 +21,7 @@ from domain.games.labyrinth.validate import (
     Problem,
     Report,
     check_text,
+    crossing,
     move_result,
     moves_from,
     plan_options,
@@ -307,6 +308,21 @@ def test_7_1_river_length_branches_landmines_and_an_open_exit() -> None:
     assert check(closed).ok
     problem = only_error(check(closed, PlanOptions(open_exit=True)))
     assert problem.rule == "7.1" and "at least one open" in problem.message
+
+
+def test_7_1_crossings_join_the_opposite_sides() -> None:
+    assert check(BASE, PlanOptions(crossings=True)).ok
+    plan = parse_plan(BASE)
+    assert crossing(plan, "left", "right") == [(4, 1), (4, 2), (4, 3), (4, 4), (4, 5)]
+    assert crossing(plan, "up", "down") == [(1, 5), (2, 5), (3, 5), (4, 5)]
+    # Walls right of 2,3 and 4,2 and below 2,3 leave no walkable chain from left to right
+    # (the encephalitis cell at 3,2 and the pits are no part of one).
+    text = border_below(border_right(border_right(BASE, 2, 3, "|"), 4, 2, "|"), 2, 3, "---")
+    assert check(text).ok
+    problem = only_error(check(text, PlanOptions(crossings=True)))
+    assert problem.rule == "7.1" and problem.cell is None
+    assert "joins the left and right sides (across)" in problem.message
+    assert crossing(parse_plan(text), "left", "right", walls=False) is not None
 
 
 def test_7_6_a_common_start_on_a_river_source_is_refused() -> None:

@@ -43,10 +43,17 @@ How a plan is drawn, in order (cells as in plan.py: (row, column) from 1):
    `inner_walls` fixed, walls are then removed (which never makes a cell unreachable) or
    added where they break nothing, to that number. A plan still failing is drawn again,
    at most `ATTEMPTS` times.
+
+With `crossings` (option 7.1), before the checks the walls along a shortest chain of land,
+hospital, weaponry and delta cells from the left side to the right one are removed, and
+along one from the top to the bottom (adding walls for `inner_walls` keeps them: a plan
+is only kept when it passes the validator). A draw whose cell types leave no such chain
+is drawn again.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import msgspec
@@ -73,9 +80,11 @@ from domain.games.labyrinth.plan import (
     step,
 )
 from domain.games.labyrinth.validate import (
+    CROSSINGS,
     PlanOptions,
     Problem,
     components,
+    crossing,
     moves_from,
     river_sources,
     validate,
@@ -269,6 +278,8 @@ def _attempt(
         lands = [c for c in draft.order if draft.types[c] == LAND and c not in {t.cell for t in treasures}]
         start = draft.pick(lands)
     walls = _draw_walls(draft)
+    if draft.lim.crossings and not _open_crossings(draft, walls):
+        return None, draft.why
     plan = plan_of(draft.types, walls.values(), exits, treasures, start=start)
     return _settle(draft, plan, allowed)
 
@@ -658,6 +669,24 @@ def _open_rivers(draft: _Draft, walls: dict[Border, Wall]) -> None:
                 if not shut:
                     break
                 open_one(cell, shut)
+
+
+def _open_crossings(draft: _Draft, walls: dict[Border, Wall]) -> bool:
+    """Open the walls along a chain of land, hospital, weaponry and delta cells from the
+    left side to the right one, and along one from the top to the bottom (option 7.1);
+    False when the cell types leave no such chain."""
+    plan = plan_of(draft.types)
+    for across, (start, end) in CROSSINGS.items():
+        chain = crossing(plan, start, end, walls=False)
+        if chain is None:
+            draft.why = f"no chain of land, hospital, weaponry and delta cells {across} (7.1)"
+            return False
+        for a, b in itertools.pairwise(chain):
+            border = (min(a, b), max(a, b))
+            walls.pop(border, None)
+            if draft.options.repeat:
+                walls.pop(_twin_border(draft, border), None)
+    return True
 
 
 # --- settling ----------------------------------------------------------------------------------

@@ -45,7 +45,9 @@ Errors (a rule of the rule book broken):
        pits in a loop, river systems, branches (sources) of a river system and cells from
        a source to its delta; exactly so many weaponries, hospitals, treasures, inner
        walls and exits when the match fixes the number; no closed exit when exits may
-       not start closed; an open exit when one is required.
+       not start closed; an open exit when one is required; with `crossings`, a chain of
+       land, hospital, weaponry and delta cells, no wall between two of them, from the
+       left side to the right one and another from the top to the bottom.
   7.6  the common start cell, when the plan names one, is a cell a player can stand on.
 
 Warnings (section 8's recommendations, cited 8.R1 to 8.R6, and two more):
@@ -111,6 +113,7 @@ class PlanOptions(msgspec.Struct, frozen=True, kw_only=True):
     exits: int | None = None
     closed_exits: bool = True
     open_exit: bool = False
+    crossings: bool = False
     heal_moves: int | None = 10
     nstop: int | None = None
 
@@ -146,6 +149,9 @@ PLAN_OPTIONS: tuple[Option, ...] = (
             nullable=True),
     Boolean("closed_exits", True, "exits may start closed by a destructible wall (7.1)"),
     Boolean("open_exit", False, "at least one exit starts open (8.4: 'often agreed')"),
+    Boolean("crossings", False,
+            "walkable chains of land, hospital, weaponry and delta cells join the left and right "
+            "sides, and the top and bottom ones (7.1)"),
     Integer("heal_moves", 10, 1, MAX_COUNT,
             "successful moves an infected player has to reach a hospital (4.7, 8.6; null: no limit)",
             nullable=True),
@@ -626,9 +632,54 @@ def _check_limits(plan: Plan, out: _Findings, options: PlanOptions) -> None:
                 out.error("7.1", exit_.cell, "option",
                           f"the exit on the {exit_.side} side is closed, and the match has every "
                           f"exit open at the start")
+    if options.crossings:
+        for across, (start, end) in CROSSINGS.items():
+            if crossing(plan, start, end) is None:
+                out.error("7.1", None, "option",
+                          f"no chain of land, hospital, weaponry and delta cells without walls "
+                          f"between them joins the {start} and {end} sides ({across}), and the "
+                          f"match wants one")
     if options.open_exit and plan.exits and not any(e.open for e in plan.exits):
         out.error("7.1", plan.exits[0].cell, "option",
                   "every exit is closed, and the match wants at least one open at the start")
+
+
+CROSSINGS: Mapping[str, tuple[Direction, Direction]] = {
+    "across": ("left", "right"),
+    "down": ("up", "down"),
+}
+CROSSING_TYPES = (Land, Hospital, Weaponry, Delta)
+"""The cell types a crossing (option 7.1) may be made of."""
+
+
+def crossing(plan: Plan, start: Direction, end: Direction,
+             walls: bool = True) -> list[Cell] | None:
+    """A shortest chain of neighbouring cells of the CROSSING_TYPES, from a cell with an
+    outer side towards `start` to one with an outer side towards `end`, with no wall
+    between two cells of the chain (`walls=False`: walls or not); None if there is none."""
+    def ok(cell: Cell) -> bool:
+        return isinstance(plan.types[cell], CROSSING_TYPES)
+
+    first = [c for c in plan.types if ok(c) and step(c, start) not in plan.types]
+    came: dict[Cell, Cell | None] = {c: None for c in first}
+    frontier = first
+    while frontier:
+        after: list[Cell] = []
+        for cell in frontier:
+            if step(cell, end) not in plan.types:
+                chain = [cell]
+                while (back := came[chain[-1]]) is not None:
+                    chain.append(back)
+                return chain[::-1]
+            for direction, other in plan.neighbours(cell).items():
+                if other in came or not ok(other):
+                    continue
+                if walls and plan.side(cell, direction).blocks:
+                    continue
+                came[other] = cell
+                after.append(other)
+        frontier = after
+    return None
 
 
 def near_exit(plan: Plan, cell: Cell) -> bool:
