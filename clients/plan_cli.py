@@ -15,9 +15,10 @@ warning, each naming its rule and cell, then a summary; exit status 1 when there
 error. `--option KEY=VALUE` sets the match's limits on its plan (option 7.1), `--players`
 the number of players (for 8.R3 and 5.7).
 
-`generate` draws a plan (domain/games/labyrinth/generate.py) from `Rng(SEED, "plan")`,
-SEED being the bytes of 64 hex digits (a match's seed) or else the UTF-8 of the text;
-same seed and options, same plan. The plan's name records the seed and options.
+`generate` draws a plan (domain/games/labyrinth/generate.py) from `Rng(SEED, "setup")`,
+the generator a match's setup gets from the engine, SEED being the bytes of 64 hex digits
+(a match's seed) or else the UTF-8 of the text; same seed and options, same plan. The
+plan's name records the seed and options.
 
 clients/cli.py calls `add_plan_parser` to register the `plan` command and `cmd_plan` to run
 it. Each subcommand is one `_add_NAME` function (its arguments, with `handler` set to its
@@ -293,7 +294,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         corners=not args.no_corners, repeat=not args.no_repeat, common_start=args.common_start,
     )
     try:
-        plan = generate(options, Rng(seed_bytes(args.seed), "plan"))
+        plan = generate(options, Rng(seed_bytes(args.seed), "setup"))
     except GenerationError as exc:
         _err(f"daedalus plan generate: {exc}")
         return 1

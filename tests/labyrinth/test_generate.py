@@ -196,7 +196,7 @@ def test_plan_generate_writes_the_plan_and_its_picture(
     assert main(["plan", "generate", "--seed", "1", "--out", str(out), "--svg", str(svg)]) == 0
     plan = parse_plan(out.read_text())
     assert plan.name == "generated: seed 1, 5x5, 2 players"
-    assert plan == msgspec.structs.replace(generate(GenerateOptions(), Rng(b"1", "plan")),
+    assert plan == msgspec.structs.replace(generate(GenerateOptions(), Rng(b"1", "setup")),
                                            name=plan.name)
     assert capsys.readouterr().out == ascii_picture(plan)
     assert svg.read_text() == svg_picture(plan)
@@ -212,13 +212,13 @@ def test_plan_generate_options_reach_the_generator(capsys: pytest.CaptureFixture
     plan = parse_plan(capsys.readouterr().out)
     options = GenerateOptions(rows=4, columns=7, players=3, repeat=False, common_start=True,
                               limits=PlanOptions(encephalitis=False, max_pits=0))
-    assert plan == msgspec.structs.replace(generate(options, Rng(b"x", "plan")), name=plan.name)
+    assert plan == msgspec.structs.replace(generate(options, Rng(b"x", "setup")), name=plan.name)
     assert plan.name == ("generated: seed x, 7x4, 3 players, encephalitis=false, max_pits=0, "
                          "no repeat, common start")
     match_seed = bytes(range(32))
     assert main(["plan", "generate", "--seed", match_seed.hex()]) == 0
     plan = parse_plan(capsys.readouterr().out)
-    assert plan.squares == generate(GenerateOptions(), Rng(match_seed, "plan")).squares
+    assert plan.squares == generate(GenerateOptions(), Rng(match_seed, "setup")).squares
 
 
 def test_plan_generate_refuses_what_cannot_be_drawn(capsys: pytest.CaptureFixture[str]) -> None:
