@@ -199,14 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what this viewer was shown (its updates, numbered as it got them; "
         "default: the whole log)",
     )
+    from clients.plan_cli import add_plan_parser
+
+    add_plan_parser(sub)
     return parser
 
 
 def _viewer_arg(text: str) -> Any:
     """`--as`: a seat number or 'spectator', as a projections Viewer."""
-    from clients.plan_cli import add_plan_parser
-
-    add_plan_parser(sub)
     from projections.contract import SPECTATOR, Viewer
 
     if text.strip().lower() == "spectator":
