@@ -47,7 +47,7 @@ from clients.client import (
     MatchConnection,
     read_log_file,
 )
-from clients.replay import print_replay, print_verify
+from clients.replay import print_replay, print_unsealed, print_verify, verify_log
 
 DEFAULT_GAME = "five-card-trick"
 MATCH_ID = re.compile(r"[A-Za-z0-9_-]+")
@@ -188,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--round", type=int, default=None, dest="round_no", metavar="N",
         help="print only round N (everything is still folded, and verified with --verify; "
         "default: every round)",
+    )
+    replay.add_argument(
+        "--unseal", default=None, metavar="AUDIT_KEY",
+        help="the match's audit key (POST /matches gave it): the log in clear, sealed values "
+        "included; with --verify also check that every seal of the public log opens to them",
     )
     replay.add_argument(
         "--receipts", default=None, metavar="FILE",
@@ -393,8 +398,6 @@ async def _bot_match(
 ) -> dict[str, Any]:
     """Seat the bots (lineup[i] in seat i), play the match over websockets; the result."""
     from clients.bots import bot_factory, play_bot
-    from domain.engine import verify
-    from projections.registry import rules_by_name
 
     tokens = []
     for seat, name in enumerate(lineup):
@@ -419,9 +422,9 @@ async def _bot_match(
             write_receipts(args.receipts, created + [r for c in conns for r in c.receipts])
     result: dict[str, Any] = views[0]["result"]
     if args.verify:
-        checked = verify(rules_by_name(), await http.log(match_id))
-        if not checked.ok:
-            raise RuntimeError(f"the log does not verify: {checked.failure}")
+        ok, failure = verify_log(await http.log(match_id))
+        if not ok:
+            raise RuntimeError(f"the log does not verify: {failure}")
     return result
 
 
@@ -441,7 +444,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             _err(f"daedalus replay: no such file: {source} (and not a match id: those are letters and digits)")
             return 1
         else:
-            entries = asyncio.run(_fetch_log(args.server, source))
+            entries = asyncio.run(_fetch_log(args.server, source, args.unseal))
+        published = None
+        if args.unseal is not None and not path.is_file():
+            published = asyncio.run(_fetch_log(args.server, source))
     except (HttpError, OSError, ValueError) as exc:
         _err(f"daedalus replay: cannot load {source}: {exc}")
         return 1
@@ -461,12 +467,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     verified = print_verify(entries)
     if receipts is not None:
         verified = print_receipts(entries, receipts) and verified
+    if args.unseal is not None:
+        verified = print_unsealed(entries, args.unseal, published) and verified
     return 0 if verified else 1
 
 
-async def _fetch_log(server: str, match_id: str) -> list[Any]:
+async def _fetch_log(server: str, match_id: str, audit_key: str | None = None) -> list[Any]:
     async with DaedalusHttp(server) as http:
-        return await http.log(match_id)
+        return await http.log(match_id, audit_key)
 
 
 if __name__ == "__main__":

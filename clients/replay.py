@@ -47,6 +47,8 @@ def print_replay(
     host = _print_header(body, out)
     if host is None:
         return False
+    if is_sealed_log(entries):
+        return _print_public(host, entries, out, round_no=round_no, viewer=viewer, say_failure=say_failure)
     try:
         ms = engine.open_match(host.rules, entries[0])
     except engine.IntegrityError as exc:
@@ -231,6 +233,8 @@ def print_verify(entries: list[Any], out: Any = None) -> bool:
     from projections.registry import rules_by_name
 
     out = out or sys.stdout
+    if is_sealed_log(entries):
+        return _print_verify_public(entries, out)
     checked = verify(rules_by_name(), entries)
     if checked.ok:
         if checked.setup == "seed":
@@ -253,6 +257,150 @@ def print_verify(entries: list[Any], out: Any = None) -> bool:
         reason = reason[len(where) + 2 :]
     print(f"verify: FAILED at {where}: {reason}", file=out)
     return False
+
+
+# --- public logs that withhold sealed values (projections/seal.py) ----------------------
+
+
+def is_sealed_log(entries: Sequence[Any]) -> bool:
+    """Whether a log is the public log of a match that seals (its audit key withheld)."""
+    from projections.seal import is_public_log
+
+    return is_public_log(entries)
+
+
+def _games() -> dict[str, Any]:
+    from projections.registry import GAMES
+
+    return {name: (h.rules, h.views) for name, h in GAMES.items()}
+
+
+def verify_log(entries: list[Any]) -> tuple[bool, str | None]:
+    """Whether a log verifies, whichever kind it is (and if not, why)."""
+    from domain.engine import verify
+    from projections.registry import rules_by_name
+    from projections.seal import verify_public
+
+    checked = verify_public(_games(), entries) if is_sealed_log(entries) else verify(rules_by_name(), entries)
+    return checked.ok, checked.failure
+
+
+def _print_verify_public(entries: list[Any], out: TextIO) -> bool:
+    from projections.seal import verify_public
+
+    checked = verify_public(_games(), entries)
+    if not checked.ok:
+        print(f"verify: FAILED at {checked.failure}", file=out)
+        return False
+    if checked.setup == "seed":
+        print("setup: drawn again from the revealed seed and the seats' entropy, and the same", file=out)
+    elif checked.setup == "host":
+        print("setup: given by the match's host, not drawn from the seed", file=out)
+    print(
+        f"sealed: {checked.withheld} entries withhold what the rules keep secret; every value "
+        f"they could hold was tried (up to {checked.tried} at once) and none changes what "
+        "anyone is shown",
+        file=out,
+    )
+    print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
+    return True
+
+
+def _print_public(
+    host: Hosted,
+    entries: Sequence[Any],
+    out: TextIO,
+    *,
+    round_no: int | None,
+    viewer: Viewer | None,
+    say_failure: bool,
+) -> bool:
+    """A public log, entry by entry, as the public sees it after the match: a spectator's
+    events in its terminal's words (what it withholds is never known here, so it is never
+    printed: a seat's own view needs the log in clear, `--unseal`)."""
+    from projections.common import match_view, project_events
+    from projections.contract import SPECTATOR
+    from projections.seal import public_history
+
+    if viewer is not None and viewer.seat is not None:
+        print(
+            "a public log withholds what the rules keep secret: a seat's view needs the log "
+            "in clear (--unseal with the match's audit key)",
+            file=out,
+        )
+        return False
+    checked, logged = public_history(_games(), list(entries))
+    terminal = TERMINALS.get(host.rules.name)
+    print("public log: what the rules keep secret is withheld (sealed)", file=out)
+    shown_round: int | None = None
+    seen_round = round_no is None
+    updates = 0
+    for item in logged:
+        before, after = item.before, item.after
+        round_ = host.rules.round_of(before.game_state) if before.started else None
+        wanted = round_no is None or round_ == round_no
+        seen_round = seen_round or wanted
+        shown = project_events(host.views, after, item.outcome, SPECTATOR)
+        if viewer is not None:
+            if not shown:
+                continue
+            updates += 1
+        if not wanted:
+            continue
+        if round_ is not None and round_ != shown_round:
+            print(f"--- round {round_} ---", file=out)
+            shown_round = round_
+        if viewer is not None:
+            print(f"update {updates} +{(item.entry.ts - before.created) / 1000:.3f}s", file=out)
+        else:
+            print(_entry_line(item.entry, before, show_body=not shown), file=out)
+        view = match_view(host.views, after, SPECTATOR)
+        for line in event_lines(terminal, view, shown):
+            print(f"    {clock_times(line, before.created)}", file=out)
+    if not checked.ok:
+        if say_failure:
+            print(f"FAILED at {checked.failure}", file=out)
+        return False
+    if not seen_round:
+        print(f"no round {round_no} in this log", file=out)
+    final = logged[-1].after if logged else None
+    if final is not None and final.result is not None:
+        r = final.result
+        winner = "draw" if r.winner is None else f"seat {r.winner} ({final.names[r.winner]})"
+        print(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}", file=out)
+    else:
+        print("the log ends before the match does", file=out)
+    return seen_round
+
+
+def print_unsealed(
+    clear: list[Any], key_hex: str, published: list[Any] | None = None, out: Any = None
+) -> bool:
+    """With the audit key: the clear log is the match's, it verifies as every log does,
+    and the public log made from it is `published` (when given), so every commitment
+    there opens to the value here. Says which check failed."""
+    from projections.registry import hosted
+    from projections.seal import check_unsealed
+
+    out = out or sys.stdout
+    try:
+        key = bytes.fromhex(key_hex)
+    except ValueError:
+        print("unseal: FAILED: an audit key is 64 hex digits", file=out)
+        return False
+    if not clear or not isinstance(clear[0].body, dict):
+        print("unseal: FAILED: the log is empty", file=out)
+        return False
+    host = hosted(str(clear[0].body.get("game")))
+    checked = check_unsealed(host.rules, host.views, clear, key, published)
+    if not checked.ok:
+        print(f"unseal: FAILED: {checked.failure}", file=out)
+        return False
+    what = "and the published log is the one it makes (every seal opens)" if published is not None else (
+        "and the public log it makes verifies"
+    )
+    print(f"unseal: ok: the audit key is this match's, {what}", file=out)
+    return True
 
 
 # --- receipts: the log a player was shown (server/keys.py) ------------------------------

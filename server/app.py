@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import hmac
 import html
 import logging
 import re
@@ -25,6 +26,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from domain import engine
 from domain.canonical import to_builtins
 from domain.contract import OptionsError
+from projections import seal
+from projections.common import seals
 from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, UnknownGame, resolve_game
 from server import keys, logs
@@ -369,6 +372,7 @@ async def create_match(request: Request) -> JSONResponse:
             "receipt": await _creation_receipt(request, ms.match_id),
             "commitment": ms.commitment,
             "seats": ms.seats,
+            "audit_key": ms.audit_key.hex() if ms.audit_key is not None else None,
         },
         status_code=201,
     )
@@ -636,7 +640,15 @@ async def match_log(request: Request) -> Response:
         return http_error(409, "match_not_over", "the log is published when the match is over")
     entries = await runner.store.read(runner.match_id)
     _release(request, runner)
-    body = b"".join(_encode(entry) + b"\n" for _sid, entry in entries)
+    logged: list[Any] = [entry for _sid, entry in entries]
+    key = runner.current.audit_key
+    if key is not None:  # a match that seals (log version 3): docs/fairness.md
+        given = request.query_params.get("audit") or request.headers.get("audit-key")
+        if given is not None and not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
+            return http_error(403, "bad_audit_key", "that is not this match's audit key")
+        if given is None:
+            logged = seal.public_log(runner.hosted.rules, runner.hosted.views, logged)
+    body = b"".join(_encode(entry) + b"\n" for entry in logged)
     return Response(body, media_type="application/x-ndjson")
 
 
@@ -783,7 +795,9 @@ class Connection:
         if msg.full and not runner.current.ended:
             self.reply(error_frame("match_not_over", "the full view opens when the match is over"))
             return
-        sub = Subscriber(Viewer(seat=seat, full=msg.full), self.queue)
+        # The full view of a match that seals is what the public sees (projections/seal.py).
+        full = msg.full and not seals(runner.hosted.views, runner.current)
+        sub = Subscriber(Viewer(seat=seat, full=full), self.queue)
         welcome = {
             "type": "welcome",
             "match": runner.match_id,
