@@ -67,8 +67,8 @@ def _err(*parts: object) -> None:
 
 
 def read_plan(path: str, command: str) -> Plan | None:
-    """The plan in a file (text format, or JSON when it starts with `{`); None after
-    printing why it cannot be read, as `FILE:LINE:COLUMN: message`."""
+    """The plan in a file (text format, or JSON when it starts with `{`; `-` is standard
+    input); None after printing why it cannot be read, as `FILE:LINE:COLUMN: message`."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -110,7 +110,9 @@ def _add_show(commands: Any) -> None:
         description="Print the ASCII picture of a plan file (text format, or JSON); optionally "
         "write its SVG picture and its JSON form.",
     )
-    show.add_argument("file", metavar="FILE", help="a plan file: the text format, or the JSON form")
+    show.add_argument(
+        "file", metavar="FILE", help="a plan file: the text format, or the JSON form ('-' for standard input)"
+    )
     show.add_argument(
         "--svg", default=None, metavar="OUT.svg",
         help="also write the SVG picture to this file ('-' for standard output; default: none)",

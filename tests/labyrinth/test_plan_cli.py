@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -70,3 +71,13 @@ def test_plan_show_flags_say_what_they_do_and_their_default() -> None:
         if action.option_strings:
             assert "default" in action.help, action.option_strings
     show.format_help()
+
+
+def test_show_reads_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    text = EXAMPLE.read_text()
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["plan", "show", "-"]) == 0
+    assert capsys.readouterr().out == ascii_picture(parse_plan(text))
+    monkeypatch.setattr("sys.stdin", io.StringIO("grid:\n"))
+    assert main(["plan", "show", "-"]) == 1
+    assert capsys.readouterr().err.startswith("-:")
