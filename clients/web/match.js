@@ -3,6 +3,7 @@
 // events, the result, and the connection's state. The board is the game's own module,
 // boards/<game>.js, loaded by the game's name.
 
+import { boardOf } from "./boards/index.js";
 import { MatchConnection, randomId } from "./conn.js";
 import { announce, api, duration, fill, h, heldSeat, holdSeat, seatLink, seatName, watchLink } from "./ui.js";
 
@@ -49,12 +50,7 @@ export function showMatch(root, { match, seat, token }) {
       return;
     }
     const view = publicView.body;
-    let module;
-    try {
-      module = await import(`./boards/${view.game}.js`);
-    } catch {
-      module = await import("./boards/generic.js"); // a game with no board of its own yet
-    }
+    const module = { default: await boardOf(view.game) };
     if (page.closed) return;
     page.module = module.default;
     const games = await api("/games");

@@ -3,6 +3,7 @@
 // game's own board, with the log's verification and a permalink to the step shown:
 // `#replay=ID&as=1&round=7` (and `&n=` for one update of it).
 
+import { boardOf } from "./boards/index.js";
 import { announce, api, fill, h } from "./ui.js";
 
 export function showReplay(root, { match, as, round, n }) {
@@ -69,11 +70,7 @@ export function showReplay(root, { match, as, round, n }) {
       errors.append(h("a", { href: `/#match=${encodeURIComponent(match)}` }, "watch it live"));
       return;
     }
-    try {
-      module = (await import(`./boards/${view.game}.js`)).default;
-    } catch {
-      module = (await import("./boards/generic.js")).default;
-    }
+    module = await boardOf(view.game);
     const games = await api("/games");
     const game = games.ok ? games.body.games.find((g) => g.name === view.game) : null;
     title.textContent = `Replay: ${game ? game.title : view.game}, ${view.variant} (${match})`;

@@ -40,7 +40,8 @@ async def test_a_browser_gets_the_client_and_a_program_a_json_index(srv: Embedde
     assert missing.status_code == 404
 
 
-# The games with a board of their own; any other game is shown by boards/generic.js.
+# The games with a board of their own (clients/web/boards/index.js names them too); any
+# other game is shown by boards/generic.js.
 OWN_BOARDS = ("five-card-trick", "memory-maze", "keys-to-success")
 
 
@@ -53,6 +54,8 @@ async def test_the_boards_are_served_and_every_command_has_a_form(srv: EmbeddedS
             assert r.status_code == 200 and "export default" in r.text, game
         games = (await http.get("/games")).json()["games"]
         schema = (await http.get("/schema")).json()
+        index = (await http.get("/web/boards/index.js")).text
+    assert f"BOARDS = {list(OWN_BOARDS)}".replace("'", '"') in index
     assert set(OWN_BOARDS) <= {g["name"] for g in games}
     for g in games:
         commands = schema["$defs"][f"commands.{g['name']}"]
@@ -162,6 +165,8 @@ async def test_a_replay_is_each_viewers_stream_with_the_view_it_had_then(srv: Em
         assert welcome["type"] == "welcome" and welcome["seq"] == len(updates), who
         for u in updates:
             frame = await ws.recv()
+            # (the replay's viewer must be the one a hello gets: server/app.py replay_viewer
+            # and Connection.hello; a replay that showed more would leak it)
             assert (frame["seq"], frame["events"]) == (u["n"], u["events"]), who
         await ws.close()
         # each view is the one of its time: the match ends only at the last

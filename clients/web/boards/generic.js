@@ -89,7 +89,7 @@ class Board {
       }
       this.ctx.send(command, feedback);
     });
-    return { form, fields };
+    return { type, form, fields };
   }
 
   showForms() {
@@ -97,10 +97,13 @@ class Board {
     if (!view || !this.commandForms) return;
     const playing = view.you !== null && view.you !== undefined && view.started && !view.ended && !this.ctx.readonly;
     this.forms.hidden = !playing;
-    const round = view.game_state && view.game_state.round;
-    for (const { fields } of this.commandForms) {
+    // A command's `round` is filled in from the state: its own (`fetch_round` for a
+    // `fetch`), else the round in play.
+    const gs = view.game_state || {};
+    for (const { type, fields } of this.commandForms) {
+      const round = gs[`${type}_round`] ?? gs.round;
       for (const f of fields) {
-        if (f.name === "round" && round !== undefined && document.activeElement !== f.input) f.input.value = round;
+        if (f.name === "round" && round !== undefined && round !== null && document.activeElement !== f.input) f.input.value = round;
       }
     }
   }
