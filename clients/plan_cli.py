@@ -70,7 +70,7 @@ def read_plan(path: str, command: str) -> Plan | None:
     """The plan in a file (text format, or JSON when it starts with `{`; `-` is standard
     input); None after printing why it cannot be read, as `FILE:LINE:COLUMN: message`."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         _err(f"daedalus plan {command}: cannot read {path}: {exc}")
         return None
