@@ -44,11 +44,11 @@ import msgspec
 
 from domain.games.labyrinth.plan import (
     DELTA,
-    DIRECTIONS,
     ENCEPHALITIS,
     HOSPITAL,
     LAND,
     MAX_PLACE,
+    OPPOSITE,
     WEAPONRY,
     Cell,
     CellType,
@@ -452,7 +452,7 @@ def _parse_grid(first: int, body: list[str]) -> tuple[dict[Cell, CellType], list
                 raise PlanError(f"a wall between {cell_name(a)} and {cell_name(b)}, neither of them a cell",
                                 line=line, column=col)
         elif code != "#":
-            cell, side = (a, direction) if inside[0] else (b, _opposite(direction))
+            cell, side = (a, direction) if inside[0] else (b, OPPOSITE[direction])
             exits.append(Exit(cell, side, open=code == " "))
 
     for i in range(0, rows + 1):
@@ -498,10 +498,6 @@ def _first_odd(field: str) -> int:
         if ch != field[0] or ch not in " -#":
             return n
     return 0
-
-
-def _opposite(direction: Direction) -> Direction:
-    return DIRECTIONS[(DIRECTIONS.index(direction) + 2) % 4]
 
 
 # --- JSON --------------------------------------------------------------------------------
