@@ -296,10 +296,14 @@ def _print_verify_public(entries: list[Any], out: TextIO) -> bool:
         print("setup: drawn again from the revealed seed and the seats' entropy, and the same", file=out)
     elif checked.setup == "host":
         print("setup: given by the match's host, not drawn from the seed", file=out)
+    how = (
+        "each alone, the others as in one possible match (every combination is too many)"
+        if checked.alone else "in every combination"
+    )
     print(
         f"sealed: {checked.withheld} entries withhold what the rules keep secret; every value "
-        f"they could hold was tried (up to {checked.tried} at once) and none changes what "
-        "anyone is shown",
+        f"they could hold was tried, {how}, up to {checked.tried} at one entry, and none "
+        "changes what anyone is shown",
         file=out,
     )
     print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)

@@ -35,9 +35,16 @@ from domain.engine import Entry, IntegrityError, MatchState, Outcome
 from projections.common import project_events, sealed_of
 from projections.contract import SPECTATOR, GameViews, Logged, Withheld
 
+JOINT_LIMIT = 5_000
+"""The most possible matches the verifier steps through one entry while it tries the
+withheld values in every combination; beyond, it tries each withheld value alone."""
 MAX_WORLDS = 50_000
-"""The most possible matches the verifier follows at once (the withheld values of
-entries whose effects overlap multiply); beyond, it gives up and says so."""
+"""The most possible matches it follows at once when it tries each value alone; beyond,
+it gives up and says so."""
+
+
+class _TooMany(Exception):
+    """Every combination of the withheld values is too many to try."""
 
 
 class PublicEntry(Entry, frozen=True, kw_only=True):
@@ -152,7 +159,10 @@ class PublicVerified(msgspec.Struct, frozen=True):
     failed_round: int | None = None
     setup: str | None = None
     withheld: int = 0  # entries that withhold something
-    tried: int = 0  # the most possible matches followed at once
+    tried: int = 0  # the most possible matches stepped through one entry
+    # Whether each withheld value was tried alone (with the others as in one possible
+    # match), every combination being too many to try (JOINT_LIMIT).
+    alone: bool = False
 
 
 class _Opening:
@@ -241,12 +251,27 @@ def _walk(
     games: Mapping[str, tuple[Game, GameViews]], entries: Sequence[PublicEntry]
 ) -> tuple[PublicVerified, list[Logged]]:
     logged: list[Logged] = []
-    return _verify(games, entries, logged), logged
+    try:
+        return _verify(games, entries, logged, alone=False), logged
+    except _TooMany:
+        logged.clear()
+        return _verify(games, entries, logged, alone=True), logged
 
 
 def _verify(
-    games: Mapping[str, tuple[Game, GameViews]], entries: Sequence[PublicEntry], logged: list[Logged]
+    games: Mapping[str, tuple[Game, GameViews]],
+    entries: Sequence[PublicEntry],
+    logged: list[Logged],
+    *,
+    alone: bool,
 ) -> PublicVerified:
+    """The walk of verify_public. The possible matches (`worlds`) are the ones the
+    withheld values so far give: the first is the one followed (`logged`). In every
+    combination (`alone` False), an entry that withholds values of its command branches
+    every possible match; each value alone (`alone` True), it branches only the first,
+    and the others take the first's value there, so each withheld value is tried with
+    the others as in the first possible match. Either way a possible match is dropped
+    once it is the same as another (the game's `forget`)."""
     if not entries:
         return PublicVerified(False, 0, failure="the log is empty")
     first = entries[0]
@@ -296,15 +321,23 @@ def _verify(
             shown[public.seq] = held
         out_salt = opening.salt(sealing.OUT)
         candidates: list[tuple[MatchState, MatchState, Outcome]] = []
-        for world in worlds:
-            if held.body or held.fields:
+        branching = held.body or held.fields
+        first_bodies: list[Any] = []
+        for n, world in enumerate(worlds):
+            if branching and (n == 0 or not alone):
                 bodies = list(
                     sealed.alternatives(world, public.seat, None if held.body else public.body, held.fields)
                 )
                 if not bodies:
                     return fail("it withholds what the game says is never withheld")
+                if n == 0:
+                    first_bodies = bodies
+            elif branching:
+                bodies = first_bodies[:1]
             else:
                 bodies = [public.body]
+            if not alone and len(candidates) + len(bodies) > JOINT_LIMIT:
+                raise _TooMany
             for candidate in bodies:
                 after, outcome = engine.step(
                     world, kind=public.kind, seat=public.seat, body=candidate, ts=public.ts
@@ -333,7 +366,7 @@ def _verify(
                 return fail("what it shows the public depends on what the log withholds")
         world0, after0, outcome0 = candidates[0]
         logged.append(Logged(entry=public.entry(), before=world0, after=after0, outcome=outcome0))
-        kept: dict[bytes, MatchState] = {}
+        kept: dict[bytes, MatchState] = {}  # (the first stays first)
         for _world, after, _outcome in candidates:
             kept.setdefault(_world_key(sealed, after), after)
         worlds = list(kept.values())
@@ -361,7 +394,8 @@ def _verify(
     if final.log_version >= 2:
         setup = "host" if final.setup_given else "seed" if final.started else None
     return PublicVerified(
-        True, len(entries), commitment=final.commitment, setup=setup, withheld=len(shown), tried=most
+        True, len(entries), commitment=final.commitment, setup=setup, withheld=len(shown), tried=most,
+        alone=alone,
     )
 
 

@@ -607,6 +607,32 @@ def replay_updates(runner_entries: list[Any], viewer: Viewer) -> dict[str, Any]:
     }
 
 
+async def _sealed_replay(request: Request, runner: MatchRunner, viewer: Viewer) -> Viewer | JSONResponse:
+    """The viewer a replay of a match that seals is made for (docs/fairness.md): with
+    the match's audit key (`audit`), the one asked for; a seat's own view, which shows
+    that seat's sealed values, also with that seat's token (`token`); without either,
+    `full` is what the public sees (a spectator's view) and a seat's view is refused
+    (403 bad_audit_key)."""
+    key = runner.current.audit_key
+    if key is None or not seals(runner.hosted.views, runner.current):
+        return viewer
+    given = request.query_params.get("audit")
+    if given is not None:
+        if not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
+            return http_error(403, "bad_audit_key", "that is not this match's audit key")
+        return viewer
+    if viewer.seat is not None:
+        token = request.query_params.get("token")
+        if token is not None and await runner.seat_of(token) == viewer.seat:
+            return viewer
+        return http_error(
+            403, "bad_audit_key",
+            "a seat's own view of this match shows what its rules keep sealed: it needs that "
+            "seat's token (token=TOKEN) or the match's audit key (audit=KEY)",
+        )
+    return Viewer(seat=None, full=False) if viewer.full else viewer
+
+
 async def match_replay(request: Request) -> JSONResponse:
     """`GET /matches/{id}/replay?as=VIEWER`: once the match is over, every update
     VIEWER received, each with the view it had then, and whether the log verifies."""
@@ -615,12 +641,18 @@ async def match_replay(request: Request) -> JSONResponse:
         return runner
     if not runner.current.ended:
         return http_error(409, "match_not_over", "the replay opens when the match is over")
-    unknown = sorted(k for k in request.query_params if k != "as")
+    unknown = sorted(k for k in request.query_params if k not in ("as", "audit", "token"))
     if unknown:
-        return http_error(400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameter: as)")
+        return http_error(
+            400, "bad_request", f"unknown parameter {unknown[0]!r} (the parameters: as, token, audit)"
+        )
     viewer = replay_viewer(request.query_params.get("as"), len(runner.current.names))
     if viewer is None:
         return http_error(400, "bad_request", f"`as` is {REPLAY_VIEWERS}")
+    refused = await _sealed_replay(request, runner, viewer)
+    if isinstance(refused, JSONResponse):
+        return refused
+    viewer = refused
     entries = [entry for _sid, entry in await runner.store.read(runner.match_id)]
     _release(request, runner)
     return JSONResponse(await asyncio.to_thread(replay_updates, entries, viewer))

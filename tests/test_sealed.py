@@ -248,6 +248,29 @@ def test_a_withheld_value_that_changes_an_outcome_is_caught() -> None:
     assert "depends on what the log withholds" in (checked.failure or ""), checked.failure
 
 
+def test_each_withheld_value_is_tried_alone_when_every_combination_is_too_many(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(seal, "JOINT_LIMIT", 10)  # a replaced dm12 submission could be 41
+    public = public_of(last_round_blocked_match())
+    checked = seal.verify_public(GAMES_FOR, public)
+    assert checked.ok and checked.alone, checked
+    d = fct_match(rounds=3, max_rounds=3)
+    submit(d, 0, ["block"], block="score")
+    submit(d, 1, ["grow"])
+    submit(d, 0, ["grow"])
+    submit(d, 1, ["score"])
+    finish(d)
+
+    def resolved_too(w: dict[int, Withheld]) -> dict[int, Withheld]:
+        return {**w, 4: Withheld(body=True, out=True), 6: Withheld(out=True)}
+
+    forged = seal.public_log(fct, _Views(_Declared(resolved_too)), d.entries)  # type: ignore[arg-type]
+    checked = seal.verify_public(GAMES_FOR, forged)
+    assert not checked.ok and checked.failure is not None
+    assert "depends on what the log withholds" in checked.failure, checked.failure
+
+
 # --- two worlds that differ only in what is sealed -------------------------------------------
 
 
@@ -427,6 +450,19 @@ async def test_through_the_server_the_last_rounds_canceled_block_stays_sealed() 
             clear_bytes = (await http.get(f"/matches/{match}/log", params={"audit": key})).content
             refused = await http.get(f"/matches/{match}/log", params={"audit": "00" * 32})
             assert refused.status_code == 403 and refused.json()["error"]["code"] == "bad_audit_key"
+            # the replay of every update: as the public sees it, or a seat's with the key
+            replay = await http.get(f"/matches/{match}/replay", params={"as": "full"})
+            assert replay.status_code == 200 and replay.json()["verified"]["ok"]
+            assert '"block": "claim"' not in json.dumps(replay.json())
+            assert blocks(replay.json()["updates"][-1]["view"]) == [None, None]
+            refused = await http.get(f"/matches/{match}/replay", params={"as": "0"})
+            assert refused.status_code == 403 and refused.json()["error"]["code"] == "bad_audit_key"
+            own = await http.get(f"/matches/{match}/replay", params={"as": "0", "audit": key})
+            assert blocks(own.json()["updates"][-1]["view"]) == ["claim", None]
+            own = await http.get(f"/matches/{match}/replay", params={"as": "0", "token": tokens[0]})
+            assert blocks(own.json()["updates"][-1]["view"]) == ["claim", None]
+            refused = await http.get(f"/matches/{match}/replay", params={"as": "0", "token": tokens[1]})
+            assert refused.status_code == 403
         full = await _hello_frames(ws, match, full=True)
         spectator = await _hello_frames(ws, match)
         seat0 = await _hello_frames(ws, match, tokens[0])
