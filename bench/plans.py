@@ -53,7 +53,7 @@ from domain.games.labyrinth.plan import (
     step,
 )
 from domain.games.labyrinth.validate import (
-    moves_from,
+    Moves,
     river_length,
     river_sources,
     river_systems,
@@ -66,14 +66,14 @@ TYPES = (("land", Land), ("hospital", Hospital), ("weaponry", Weaponry),
          ("encephalitis", Encephalitis), ("pit", Pit), ("river", River), ("delta", Delta))
 
 
-def distances(plan: Plan, start: Cell, nodes: set[Cell]) -> dict[Cell, int]:
+def distances(moves: Moves, start: Cell, nodes: set[Cell]) -> dict[Cell, int]:
     """The fewest moves from `start` to each cell it reaches (breadth first)."""
     seen = {start: 0}
     frontier = [start]
     while frontier:
         after: list[Cell] = []
         for cell in frontier:
-            for nxt in moves_from(plan, cell):
+            for nxt in moves.ends(cell):
                 if nxt not in seen and nxt in nodes:
                     seen[nxt] = seen[cell] + 1
                     after.append(nxt)
@@ -96,7 +96,8 @@ def features(plan: Plan) -> dict[str, float]:
     found["inner walls, % of borders"] = 100 * len(plan.walls) / borders
     found["fake treasures"] = sum(1 for t in plan.treasures if not t.is_true)
     nodes = set(plan.cells) - set(river_sources(plan))
-    table = {c: distances(plan, c, nodes) for c in nodes}
+    moves = Moves(plan)
+    table = {c: distances(moves, c, nodes) for c in nodes}
     pairs = [d for c, row in table.items() for o, d in row.items() if o != c]
     found["moves between two cells: mean"] = statistics.fmean(pairs)
     found["moves between two cells: longest"] = max(pairs)

@@ -4,6 +4,7 @@ recommendation a named warning, and the movement rules the reachability check fo
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,22 @@ from hypothesis import given, settings
 
 from clients.cli import main
 from clients.plan_cli import plan_error_place
-from domain.games.labyrinth.plan import ENCEPHALITIS, Land, Plan, PlanError, plan_of
+from domain.games.labyrinth.plan import (
+    DELTA,
+    ENCEPHALITIS,
+    HOSPITAL,
+    LAND,
+    WEAPONRY,
+    CellType,
+    Exit,
+    Land,
+    Plan,
+    PlanError,
+    River,
+    Treasure,
+    direction_between,
+    plan_of,
+)
 from domain.games.labyrinth.plan_text import parse_plan
 from domain.games.labyrinth.validate import (
     PLAN_OPTIONS,
@@ -557,3 +573,34 @@ def test_the_page_quotes_the_validators_own_errors() -> None:
     )
     for option in PLAN_OPTIONS:
         assert f"| `{option.name}` | {json.dumps(option.default)} | {option.description} |" in page
+
+
+def test_a_long_river_is_followed_once_not_once_a_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host's plan may be one river winding through 900 cells: following the flow from
+    every cell to the delta again took time growing with the square of the cells (a 60x60
+    snake took half a minute). The flows are followed once now; counted in look-ups of a
+    river's next cell, not timed."""
+    size = 30
+    order = [(r, c) for r in range(1, size + 1)
+             for c in (range(1, size + 1) if r % 2 else range(size, 0, -1))]
+    kinds: dict[tuple[int, int], CellType] = {}
+    for a, b in itertools.pairwise(order):
+        direction = direction_between(a, b)
+        assert direction is not None
+        kinds[a] = River(direction)
+    kinds[order[-1]] = DELTA
+    kinds.update({order[0]: LAND, order[1]: HOSPITAL, order[2]: WEAPONRY})
+    plan = plan_of(kinds, exits=[Exit((1, 1), "up", True), Exit((1, 2), "up", True)],
+                   treasures=[Treasure((1, 1), True)])
+    looked = 0
+    follow = Plan.river_next
+
+    def counting(self: Plan, cell: tuple[int, int]) -> tuple[int, int] | None:
+        nonlocal looked
+        looked += 1
+        return follow(self, cell)
+
+    monkeypatch.setattr(Plan, "river_next", counting)
+    report = validate(plan, PlanOptions(max_river_length=size * size))
+    assert report.ok, [p.text for p in report.errors]
+    assert looked < 40 * size * size

@@ -81,11 +81,11 @@ from domain.games.labyrinth.plan import (
 )
 from domain.games.labyrinth.validate import (
     CROSSINGS,
+    Moves,
     PlanOptions,
     Problem,
     components,
     crossing,
-    moves_from,
     river_sources,
     validate,
 )
@@ -758,7 +758,8 @@ def _repair_walls(draft: _Draft, plan: Plan, problems: Sequence[Problem]) -> lis
     if any(p.name == "unreachable" for p in problems):
         sources = set(river_sources(plan))
         nodes = [c for c in plan.types if c not in sources]
-        succ = {c: moves_from(plan, c) for c in nodes}
+        moves = Moves(plan)
+        succ = {c: moves.ends(c) for c in nodes}
         areas = components(nodes, succ)
         main = max(areas, key=len)
         area_of = {c: i for i, area in enumerate(areas) for c in area}

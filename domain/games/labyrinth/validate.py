@@ -247,48 +247,71 @@ def river_sources(plan: Plan) -> tuple[Cell, ...]:
     return tuple(c for c in plan.cells_of(River) if not plan.upstream(c))
 
 
-def _carried(plan: Plan, cell: Cell) -> Cell:
-    """Where the flow of a river cell carries a player: the next cell, when the flow leads
-    to a river or delta of the plan (a broken flow, refused under 4.5, carries nowhere)."""
-    target = plan.river_next(cell)
-    if target is not None and isinstance(plan.types.get(target), River | Delta):
-        return target
-    return cell
+class Moves:
+    """Where movements end in one plan (the pit loops looked up once): build it once and
+    ask it for many cells."""
 
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.next_pit: dict[Cell, Cell] = {}
+        for loop in plan.pit_loops().values():
+            for i, cell in enumerate(loop):
+                self.next_pit[cell] = loop[(i + 1) % len(loop)]
 
-def _entered(plan: Plan, cell: Cell) -> Cell:
-    """Where a player walking into `cell` ends the movement."""
-    kind = plan.types[cell]
-    if isinstance(kind, River):
-        return _carried(plan, cell)
-    if isinstance(kind, Pit):
-        return plan.pit_next(cell) or cell
-    return cell
+    def carried(self, cell: Cell) -> Cell:
+        """Where the flow of a river cell carries a player: the next cell, when the flow
+        leads to a river or delta of the plan (a broken flow, refused under 4.5, carries
+        nowhere)."""
+        target = self.plan.river_next(cell)
+        if target is not None and isinstance(self.plan.types.get(target), River | Delta):
+            return target
+        return cell
+
+    def entered(self, cell: Cell) -> Cell:
+        """Where a player walking into `cell` ends the movement."""
+        kind = self.plan.types[cell]
+        if isinstance(kind, River):
+            return self.carried(cell)
+        if isinstance(kind, Pit):
+            return self.next_pit[cell]
+        return cell
+
+    def result(self, cell: Cell, direction: Direction) -> Cell:
+        """Where a player on `cell` ends a movement in `direction` with no grenade thrown."""
+        other = self.plan.neighbour(cell, direction)
+        if other is None or self.plan.side(cell, direction).blocks:
+            return self.carried(cell) if isinstance(self.plan.types[cell], River) else cell
+        return self.entered(other)
+
+    def ends(self, cell: Cell) -> tuple[Cell, ...]:
+        """The cells one movement from `cell` can end on (itself included when it may),
+        without grenades: the four directions, and by the flow or by the loop."""
+        found = [self.result(cell, d) for d in DIRECTIONS]
+        kind = self.plan.types[cell]
+        if isinstance(kind, River):
+            found.append(self.carried(cell))
+        elif isinstance(kind, Pit):
+            found.append(self.next_pit[cell])
+        return tuple(dict.fromkeys(found))
+
+    def ways_out(self, cell: Cell) -> int:
+        """How many of the four directions take a player on `cell` somewhere else."""
+        return sum(1 for d in DIRECTIONS if self.result(cell, d) != cell)
 
 
 def move_result(plan: Plan, cell: Cell, direction: Direction) -> Cell:
     """Where a player on `cell` ends a movement in `direction` with no grenade thrown."""
-    other = plan.neighbour(cell, direction)
-    if other is None or plan.side(cell, direction).blocks:
-        return _carried(plan, cell) if isinstance(plan.types[cell], River) else cell
-    return _entered(plan, other)
+    return Moves(plan).result(cell, direction)
 
 
 def moves_from(plan: Plan, cell: Cell) -> tuple[Cell, ...]:
-    """The cells one movement from `cell` can end on (itself included when it may),
-    without grenades: the four directions, and by the flow or by the loop."""
-    found = [move_result(plan, cell, d) for d in DIRECTIONS]
-    kind = plan.types[cell]
-    if isinstance(kind, River):
-        found.append(_carried(plan, cell))
-    elif isinstance(kind, Pit):
-        found.append(plan.pit_next(cell) or cell)
-    return tuple(dict.fromkeys(found))
+    """The cells one movement from `cell` can end on (`Moves.ends`)."""
+    return Moves(plan).ends(cell)
 
 
 def ways_out(plan: Plan, cell: Cell) -> int:
     """How many of the four directions take a player on `cell` somewhere else."""
-    return sum(1 for d in DIRECTIONS if move_result(plan, cell, d) != cell)
+    return Moves(plan).ways_out(cell)
 
 
 def components(nodes: Sequence[Cell], succ: Mapping[Cell, Iterable[Cell]]) -> list[list[Cell]]:
@@ -355,42 +378,65 @@ def river_systems(plan: Plan) -> dict[Cell, tuple[Cell, ...]]:
     """Each delta and the river cells whose flow leads to it, in reading order (cells of a
     broken river, refused under 4.5, belong to none)."""
     systems: dict[Cell, list[Cell]] = {d: [] for d in plan.cells_of(Delta)}
+    ends, _ = flows(plan)
     for cell in plan.cells_of(River):
-        end = _end_of_flow(plan, cell)
+        end = ends[cell]
         if end is not None:
             systems[end].append(cell)
     return {d: tuple(cells) for d, cells in systems.items()}
 
 
-def _end_of_flow(plan: Plan, cell: Cell) -> Cell | None:
-    """The delta the flow from `cell` ends in; None when it leaves the plan, reaches
-    another type or goes round in a circle."""
-    seen = {cell}
-    while True:
-        nxt = plan.river_next(cell)
-        if nxt is None:
-            return cell if isinstance(plan.types.get(cell), Delta) else None
-        kind = plan.types.get(nxt)
-        if not isinstance(kind, River | Delta) or nxt in seen:
-            return None
-        seen.add(nxt)
-        cell = nxt
+def flows(plan: Plan) -> tuple[dict[Cell, Cell | None], list[list[Cell]]]:
+    """For every river cell the delta its flow ends in (None when the flow leaves the
+    plan, reaches another type or goes round in a circle), and the circles; each cell is
+    followed once, so a long river costs no more than its length."""
+    ends: dict[Cell, Cell | None] = {}
+    circles: list[list[Cell]] = []
+    for start in plan.cells_of(River):
+        path: list[Cell] = []
+        at: dict[Cell, int] = {}
+        cell = start
+        while True:
+            if cell in ends:
+                end = ends[cell]
+                break
+            kind = plan.types.get(cell)
+            if isinstance(kind, Delta):
+                end = cell
+                break
+            if not isinstance(kind, River):
+                end = None
+                break
+            if cell in at:
+                circles.append(path[at[cell]:])
+                end = None
+                break
+            at[cell] = len(path)
+            path.append(cell)
+            cell = step(cell, kind.flow)
+        for c in path:
+            ends[c] = end
+    return ends, circles
 
 
 def river_length(plan: Plan, cells: Sequence[Cell], delta: Cell) -> tuple[int, Cell | None]:
-    """The most cells on a way from a source of the system down to its delta (both
-    counted), and that source."""
+    """The most cells on a way from a source of the system (`cells`, flowing into
+    `delta`) down to its delta, both counted, and that source."""
+    depth: dict[Cell, int] = {delta: 1}
     best, where = 0, None
     for source in cells:
-        if plan.upstream(source):
-            continue
-        length, cell = 1, source
-        while cell != delta:
+        path: list[Cell] = []
+        cell = source
+        while cell not in depth:
+            path.append(cell)
             nxt = plan.river_next(cell)
             assert nxt is not None
-            cell, length = nxt, length + 1
-        if length > best:
-            best, where = length, source
+            cell = nxt
+        for c in reversed(path):
+            depth[c] = depth[cell] + 1
+            cell = c
+        if depth[source] > best and not plan.upstream(source):
+            best, where = depth[source], source
     return best, where
 
 
@@ -421,7 +467,6 @@ def _check_pits(plan: Plan, out: _Findings) -> None:
 
 
 def _check_rivers(plan: Plan, out: _Findings) -> None:
-    reported_circle: set[Cell] = set()
     for cell in plan.cells_of(River):
         kind = plan.types[cell]
         assert isinstance(kind, River)
@@ -441,33 +486,16 @@ def _check_rivers(plan: Plan, out: _Findings) -> None:
             out.error("4.5", cell, "wall-across-river",
                       f"a wall between {cell_name(cell)} and {cell_name(nxt)} lies across the "
                       f"river's flow ({kind.flow}); a wall cannot block a river")
-        if cell not in reported_circle and _end_of_flow(plan, cell) is None:
-            circle = _circle_from(plan, cell)
-            if circle and not reported_circle & set(circle):
-                reported_circle.update(circle)
-                first = min(circle)
-                out.error("4.5", first, "river",
-                          f"the river flows in a circle ({', '.join(cell_name(c) for c in sorted(circle))}); "
-                          f"following the flow must lead to a delta")
+    for circle in flows(plan)[1]:
+        cells = sorted(circle)
+        out.error("4.5", cells[0], "river",
+                  f"the river flows in a circle ({_and_others(cells, 8)}); following the flow "
+                  f"must lead to a delta")
     for delta in plan.cells_of(Delta):
         if not plan.upstream(delta):
             out.error("4.5", delta, "river",
                       "no river flows into this delta; a delta ends a river system of one "
                       "river cell or more")
-
-
-def _circle_from(plan: Plan, cell: Cell) -> list[Cell]:
-    """The circle the flow from `cell` runs into, if it runs into one."""
-    path: list[Cell] = []
-    at: dict[Cell, int] = {}
-    while cell not in at:
-        kind = plan.types.get(cell)
-        if not isinstance(kind, River):
-            return []
-        at[cell] = len(path)
-        path.append(cell)
-        cell = step(cell, kind.flow)
-    return path[at[cell]:]
 
 
 # --- the checks ------------------------------------------------------------------------------
@@ -542,7 +570,8 @@ def _check_reachable(plan: Plan, out: _Findings, sources: set[Cell]) -> None:
     nodes = [c for c in plan.types if c not in sources]
     if not nodes:
         return
-    succ = {c: moves_from(plan, c) for c in nodes}
+    moves = Moves(plan)
+    succ = {c: moves.ends(c) for c in nodes}
     areas = components(nodes, succ)
     if len(areas) == 1:
         return
@@ -719,8 +748,9 @@ def _recommendations(
                  f"{fakes} fake treasures for {players} players; at most one a player is "
                  f"recommended")
     deltas = plan.cells_of(Delta)
+    moves = Moves(plan)
     for d in deltas:
-        n = ways_out(plan, d)
+        n = moves.ways_out(d)
         if n <= 1:
             out.warn("8.R4", d, "attractor",
                      f"a delta with {'one way' if n == 1 else 'no way'} out (the other sides are "
