@@ -103,3 +103,35 @@ def test_the_generic_protocol_has_no_game_of_its_own() -> None:
 @pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
 def test_bots_for_the_default_line_up(game: str, variant: str) -> None:
     checks.check_bots_exist(GAMES[game], variant)
+
+
+# --- what stays sealed after the match (projections/seal.py) ---------------------------------
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_game_declares_what_stays_sealed_and_its_rules_page_says(game: str) -> None:
+    """Every game's views declare `sealed` (not left to the default), and its rules page
+    says what stays sealed after the match, or that nothing does."""
+    views = GAMES[game].views
+    assert hasattr(views, "sealed"), f"{game}: its views declare no `sealed` (projections/contract.py)"
+    page = (checks.ROOT / "docs" / "rules" / f"{game}.md").read_text()
+    assert re.search(r"\bsealed\b", page, re.I), f"docs/rules/{game}.md does not say what stays sealed"
+    if views.sealed.fields:
+        assert re.search(r"^## .*sealed", page, re.I | re.M), f"docs/rules/{game}.md: no section on what stays sealed"
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_the_public_log_verifies_and_keeps_the_audit_key(game: str, variant: str) -> None:
+    """A bot match's public log: the audit key shown only by its digest, and it verifies
+    (every value it withholds tried); a game that seals nothing withholds nothing."""
+    from domain.canonical import canonical
+    from projections import seal
+
+    hosted = GAMES[game]
+    entries = bot_match(game, variant, SEEDS[0], MISS).entries
+    public = seal.public_log(hosted.rules, hosted.views, entries)
+    assert entries[0].body["audit"] not in canonical(public).decode()
+    checked = seal.verify_public({game: (hosted.rules, hosted.views)}, public)
+    assert checked.ok, checked.failure
+    if not hosted.views.sealed.fields:
+        assert checked.withheld == 0
