@@ -35,7 +35,7 @@ from domain.games.escalator import (
     StepResolved,
     StepStarted,
 )
-from domain.games.escalator.edition import DEFAULT_EDITION, PRESETS, Edition, effect_words
+from domain.games.escalator.edition import DEFAULT_EDITION, PRESETS, Edition
 from domain.rng import Rng
 from projections.common import who
 from projections.contract import NOTHING_SEALED, Rehearsal, Twins, Viewer
@@ -54,7 +54,6 @@ def _edition_view(edition: Edition) -> dict[str, Any]:
                 "colour": c.colour,
                 "target": [e.text() for e in c.target],
                 "user": [e.text() for e in c.user],
-                "text": f"target: {effect_words(c.target)}; user: {effect_words(c.user)}",
             }
             for c in edition.commands
         ],
@@ -289,7 +288,7 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
         ],
         "disabled": list(gs.disabled),
         "decode_info": decode_info,
-        "history": [_resolved(gs, r, viewer) for r in gs.history],
+        "last_step": _resolved(gs, last, viewer) if last is not None else None,
         "auto": _auto_view(gs.auto) if gs.auto is not None else None,
         "results": _game_over_view(gs.finished) if gs.finished is not None else None,
         "me": _me_view(gs, seat) if seat is not None else None,
@@ -490,4 +489,21 @@ def twins(variant: str, rng: Rng) -> Twins:
                 w.tick()
         if (worlds[0].gs.step, worlds[0].ms.ended) != (worlds[1].gs.step, worlds[1].ms.ended):
             raise RuntimeError(f"Escalator twins: the worlds went apart ({step_a}, {step_b})")
+        if not worlds[0].ms.ended and worlds[0].gs.fetchers != worlds[1].gs.fetchers:
+            # Who owes a Fetch is public, and whether a or b still has a legal Fetch may
+            # depend on which of c and d it used its first command on: the rules let
+            # everyone learn that, so the comparison stops before the step that shows it.
+            until = tuple(_last_start(w) for w in worlds)
+            return Twins(
+                variant=variant, worlds=(worlds[0].world(), worlds[1].world()),
+                tells=tuple(sorted((a, b, c, d))), until=(until[0], until[1]),
+            )
     return Twins(variant=variant, worlds=(worlds[0].world(), worlds[1].world()), tells=tuple(sorted((a, b, c, d))))
+
+
+def _last_start(world: Rehearsal) -> int:
+    """How many script steps come before the one that started the current step."""
+    for i in range(len(world.outcomes) - 1, -1, -1):
+        if any(isinstance(e, StepStarted) for e in world.outcomes[i].events):
+            return i
+    raise RuntimeError("Escalator twins: no step started")

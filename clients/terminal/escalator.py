@@ -15,6 +15,11 @@ commands:
 A Fetch or Decode may be sent again until the step closes; the last one counts."""
 
 
+def command_text(c: dict[str, Any]) -> str:
+    """A command's programs in words: `target: down 2; user: nothing`."""
+    return f"target: {', '.join(c['target']) or 'nothing'}; user: {', '.join(c['user']) or 'nothing'}"
+
+
 def _names(view: dict[str, Any]) -> dict[int, str]:
     return seat_names(view)
 
@@ -65,7 +70,7 @@ class Terminal:
         lines = [f"{edition['title']}:"]
         for c in edition["commands"]:
             mark = "*" if c["name"] in off else " "
-            lines.append(f" {mark} {c['name']:<10} {c['colour']:<6} {c['text']}")
+            lines.append(f" {mark} {c['name']:<10} {c['colour']:<6} {command_text(c)}")
         return "\n".join(lines)
 
     def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
@@ -111,9 +116,8 @@ class Terminal:
                 lines.append(f"  your Fetch: {me['fetch']['command']} on seat {me['fetch']['target']}")
             if me.get("decode"):
                 lines.append(f"  your Decode: {me['decode']}")
-        history = gs.get("history") or []
-        if history:
-            lines.extend("  " + t for t in self._resolved_lines(view, history[-1]))
+        if gs.get("last_step"):
+            lines.extend("  " + t for t in self._resolved_lines(view, gs["last_step"]))
         results = gs.get("results")
         if results is not None:
             lines.append(f"  {results['reason']}")

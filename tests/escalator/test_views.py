@@ -111,7 +111,7 @@ def test_the_end_reveals_everything() -> None:
         close(d)
     view = d.view(1)["game_state"]
     assert view["full"] is not None and len(view["full"]["points"]) == 3
-    assert view["results"]["garnets"] and view["history"][0]["full"]["picks"]
+    assert view["results"]["garnets"] and view["last_step"]["full"]["picks"]
 
 
 def test_the_terminal_reads_commands_and_shows_the_pipeline() -> None:
