@@ -680,6 +680,7 @@ def bots_playthrough(game: str, variant: str) -> Playthrough:
             rules, variant=variant, names=None, ts=T0, match_id=f"golden-{variant}",
             seed=SEED, options={"clock_scale": 0.001},
         )
+        m.step_ms = 1  # bots answer 1 ms apart, well within a thousandth of any clock
         names = lineup(game, m.ms.seats)
         # Now and then a bot sleeps through a deadline (checks.Drowsy), so the clock's
         # default plays are recorded too.
