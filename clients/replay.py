@@ -293,9 +293,15 @@ def _print_verify_public(entries: list[Any], out: TextIO) -> bool:
         print(f"verify: FAILED at {checked.failure}", file=out)
         return False
     if checked.setup == "seed":
-        print("setup: drawn again from the revealed seed and the seats' entropy, and the same", file=out)
+        print("setup: drawn again from the revealed seed, and the same", file=out)
     elif checked.setup == "host":
         print("setup: given by the match's host, not drawn from the seed", file=out)
+    if checked.setup is not None:
+        print(
+            f"entropy: {checked.entropy_given} of {checked.seats} seats gave their own; every "
+            "draw was made again from the revealed seed and the recorded entropy",
+            file=out,
+        )
     how = (
         "each alone, the others as in one possible match (every combination is too many)"
         if checked.alone else "in every combination"

@@ -163,6 +163,8 @@ class PublicVerified(msgspec.Struct, frozen=True):
     # Whether each withheld value was tried alone (with the others as in one possible
     # match), every combination being too many to try (JOINT_LIMIT).
     alone: bool = False
+    entropy_given: int = 0  # how many seats gave entropy of their own, of `seats`
+    seats: int = 0
 
 
 class _Opening:
@@ -395,7 +397,7 @@ def _verify(
         setup = "host" if final.setup_given else "seed" if final.started else None
     return PublicVerified(
         True, len(entries), commitment=final.commitment, setup=setup, withheld=len(shown), tried=most,
-        alone=alone,
+        alone=alone, entropy_given=sum(e is not None for e in final.entropy), seats=final.seats,
     )
 
 
