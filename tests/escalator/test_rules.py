@@ -3,8 +3,13 @@ and the rulings of docs/rules/escalator.md."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
+from hypothesis import given as given_
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from domain.contract import OptionsError
 from domain.games import escalator as esc
@@ -449,3 +454,49 @@ def test_resolved_events_fold_back_to_the_same_state() -> None:
     s, r, _ = step(started(), ALL6)
     assert isinstance(r, StepResolved)
     assert s.history[-1] == r
+
+
+# --- the order of simultaneous effects never depends on seat numbers ---------------------
+
+
+INTERACTING = ("Switch", "Exchange", "Deflect", "Decoy", "Brace", "Anchor", "Landslide", "Sprint")
+"""Commands whose effects meet others' (swaps, redirects, shields, big moves): drawn often."""
+
+
+@settings(max_examples=150, deadline=None)
+@given_(data=st.data())
+def test_an_execute_does_not_depend_on_seat_numbers(data: st.DataObject) -> None:
+    """Renumbering the seats renumbers the result of an Execute, and nothing else."""
+    n = data.draw(st.integers(3, 7))
+    names = [c.name for c in ED.commands]
+    lv = data.draw(st.lists(st.integers(-1, 20), min_size=n, max_size=n))
+    standing = [v >= 1 for v in lv]
+    caps = [esc.ceiling(v) if v >= 1 else 4 for v in lv]
+    points = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    acts = data.draw(st.lists(
+        st.tuples(
+            st.one_of(st.sampled_from(INTERACTING), st.sampled_from(names)),
+            st.integers(0, n - 1), st.integers(0, n - 1),
+        ).filter(lambda x: x[1] != x[2]),
+        max_size=8,
+    ))
+    missed = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=2))
+    perm = data.draw(st.permutations(list(range(n))))  # seat s becomes perm[s]
+
+    def moved(values: list[Any]) -> list[Any]:
+        out: list[Any] = [None] * n
+        for s, v in enumerate(values):
+            out[perm[s]] = v
+        return out
+
+    first = esc.execute(ED, lv, caps, points, standing, [given(c, u, t) for c, u, t in acts], missed)
+    second = esc.execute(
+        ED, moved(lv), moved(caps), moved(points), moved(standing),
+        [given(c, perm[u], perm[t]) for c, u, t in reversed(acts)], [perm[s] for s in missed],
+    )
+    assert list(second.levels) == moved(list(first.levels))
+    assert list(second.caps) == moved(list(first.caps))
+    assert list(second.points) == moved(list(first.points))
+    assert list(second.descent) == moved(list(first.descent))
+    relabel = sorted((perm[x.seat], x.kind, perm[x.about], x.command) for x in first.learned)
+    assert sorted((x.seat, x.kind, x.about, x.command) for x in second.learned) == relabel
