@@ -500,3 +500,18 @@ def test_an_execute_does_not_depend_on_seat_numbers(data: st.DataObject) -> None
     assert list(second.descent) == moved(list(first.descent))
     relabel = sorted((perm[x.seat], x.kind, perm[x.about], x.command) for x in first.learned)
     assert sorted((x.seat, x.kind, x.about, x.command) for x in second.learned) == relabel
+
+
+def test_two_redirects_on_one_player_cancel_each_other() -> None:
+    # Seat 1 deflects twice (onto seats 0 and 2): it keeps the Shove seat 3 puts on it.
+    res = esc.execute(
+        ED, [20, 20, 20, 20], [20] * 4, [0] * 4, [True] * 4,
+        [given("Deflect", 1, 0), given("Deflect", 1, 2), given("Shove", 3, 1)], descend=False,
+    )
+    assert res.levels == (20, 18, 20, 20)
+    # in either order
+    res = esc.execute(
+        ED, [20, 20, 20, 20], [20] * 4, [0] * 4, [True] * 4,
+        [given("Shove", 3, 1), given("Deflect", 1, 2), given("Deflect", 1, 0)], descend=False,
+    )
+    assert res.levels == (20, 18, 20, 20)
