@@ -197,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--receipts", default=None, metavar="FILE",
         help="with --verify (implied), also hold the log against the receipts in FILE (`play` "
-        "or `bots --receipts` wrote them): name any entry rewritten after one was given",
+        "or `bots --receipts` wrote them): name any entry rewritten after one was given "
+        "(default: no receipts)",
     )
     replay.add_argument(
         "--as", default=None, dest="viewer", metavar="SEAT|spectator", type=_viewer_arg,
