@@ -6,8 +6,8 @@ Prints `ready redis://127.0.0.1:PORT nodes=P1,P2,...` once every node reports
 `cluster_state:ok` and every replica is attached, then runs until interrupted. Give that
 URL to the server as `REDIS_URL` with `DAEDALUS_REDIS_CLUSTER=1` (deploy/README.md).
 
-The tests use `Cluster` directly: `kill_master(i)` stops master i as a crash would
-(SIGKILL) and waits until its replica has been promoted in its place; `start_node(port)`
+The tests use `Cluster` directly: `kill_master(port)` stops a master as a crash would
+(SIGKILL) and waits until its replica has been promoted in its place; `restart(node)`
 brings a stopped node back (it rejoins as a replica of the promoted one).
 
 Nodes use a short `cluster-node-timeout` (default 2 s) so a failover takes seconds, and
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,13 +170,35 @@ class Cluster:
     def master_ports(self) -> list[int]:
         return sorted(p for p, r in self.roles().items() if r == "master")
 
-    def kill_master(self, port: int) -> Node:
-        """Kill the master on `port` (SIGKILL) and wait until a replica took its place."""
-        node = next(n for n in self.nodes if n.port == port)
+    def node(self, port: int) -> Node:
+        return next(n for n in self.nodes if n.port == port)
+
+    def replica_of(self, port: int) -> Node:
+        """The (first) replica of the master on `port`."""
+        master_id = self.cli(port, "cluster", "myid")
+        for line in self.cli(port, "cluster", "nodes").splitlines():
+            fields = line.split()
+            if len(fields) > 3 and "slave" in fields[2] and fields[3] == master_id:
+                return self.node(int(fields[1].split("@")[0].rsplit(":", 1)[1]))
+        raise RuntimeError(f"master {port} has no replica")
+
+    def kill_master(self, port: int, then: Callable[[], object] | None = None) -> Node:
+        """Kill the master on `port` (SIGKILL), run `then` (if given), and wait until a
+        replica took its place."""
+        node = self.node(port)
         self.stop_node(node, signal.SIGKILL)
+        if then is not None:
+            then()
         _wait(lambda: len(self.master_ports()) == self.masters and self._all_ok(), 60,
               f"no replica was promoted after master {port} died")
         return node
+
+    def restart(self, node: Node) -> None:
+        """Start a stopped node again and wait until it has rejoined (a master killed
+        and replaced comes back as a replica of its replacement) and synced."""
+        self.start_node(node)
+        _wait(lambda: self._all_ok() and self._replicas_attached(), 60,
+              f"node {node.port} did not rejoin the cluster")
 
     def _all_ok(self) -> bool:
         return all(self.info(n.port).get("cluster_state") == "ok"

@@ -993,7 +993,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 EventStore.from_url(
                     settings.redis_url, timeout=settings.redis_timeout,
                     max_connections=settings.redis_max_connections,
-                    idle_timeout=settings.redis_idle_timeout,
+                    idle_timeout=settings.redis_idle_timeout, cluster=settings.redis_cluster,
+                    wait_replicas=settings.redis_wait_replicas, poll_s=settings.redis_cluster_poll,
                 )
                 if settings.redis_url
                 else EventStore.embedded()

@@ -54,6 +54,28 @@ def _redis_max_connections_from_env() -> int:
     return value
 
 
+def _flag_from_env(name: str) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in ("", "0", "no", "false", "off"):
+        return False
+    if raw in ("1", "yes", "true", "on"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0, not {raw!r}")
+
+
+def _wait_replicas_from_env() -> int:
+    raw = os.environ.get("DAEDALUS_REDIS_WAIT_REPLICAS", "").strip()
+    if not raw:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"DAEDALUS_REDIS_WAIT_REPLICAS must be a whole number, not {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"DAEDALUS_REDIS_WAIT_REPLICAS must be 0 or more, not {raw!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = None
@@ -108,6 +130,17 @@ class Settings:
     redis_timeout: float = 5.0
     redis_max_connections: int = field(default_factory=_redis_max_connections_from_env)
     redis_idle_timeout: float = 30.0
+    # `redis_url` is a node of a Redis Cluster (DAEDALUS_REDIS_CLUSTER=1): the store finds
+    # the other nodes from it, sends each match's commands to the node owning its slot,
+    # and follows other processes' appends by polling every node every
+    # `redis_cluster_poll` seconds while nothing is new (deploy/README.md, Redis Cluster).
+    redis_cluster: bool = field(default_factory=lambda: _flag_from_env("DAEDALUS_REDIS_CLUSTER"))
+    redis_cluster_poll: float = 0.025
+    # An append is acknowledged only once this many replicas have it (Redis's WAIT, for up
+    # to half of `redis_timeout`; DAEDALUS_REDIS_WAIT_REPLICAS; 0: not waited for). One
+    # that does not reach them in time answers store_unavailable (the command is in the
+    # master's log; sent again, it is found there).
+    redis_wait_replicas: int = field(default_factory=_wait_replicas_from_env)
     tail_block_ms: int = 2000
     # A process lets go of a match nobody views here (DAEDALUS_RUNNER_IDLE, seconds): a
     # finished one within min(runner_idle / 2, 5) seconds; an unfinished one that only

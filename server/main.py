@@ -68,8 +68,8 @@ def serve(
         return 1
     port = sock.getsockname()[1]
     if redis_url:
-        log.info("store", kind="redis", url=_redact(redis_url))
-        problem = asyncio.run(_redis_problem(redis_url))
+        log.info("store", kind="redis-cluster" if settings.redis_cluster else "redis", url=_redact(redis_url))
+        problem = asyncio.run(_redis_problem(redis_url, cluster=settings.redis_cluster))
         if problem is not None:
             log.warning(
                 "redis_unreachable", url=_redact(redis_url), error=problem,
@@ -107,11 +107,16 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _redis_problem(url: str, timeout: float = 2.0) -> str | None:
-    """Why the Redis at `url` does not answer a PING (None if it does)."""
-    from redis.asyncio import Redis
+async def _redis_problem(url: str, timeout: float = 2.0, cluster: bool = False) -> str | None:
+    """Why the Redis at `url` (a node of a cluster: the cluster) does not answer a PING
+    (None if it does)."""
+    from redis.asyncio import Redis, RedisCluster
 
-    client = Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    client: Redis | RedisCluster
+    if cluster:
+        client = RedisCluster.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    else:
+        client = Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     try:
         await client.ping()
     except Exception as exc:  # any failure is the answer: the server goes on without it

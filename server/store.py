@@ -27,23 +27,56 @@ stays the answer for a key another append (an earlier command, another process) 
 Connections: reads and appends each have a bounded pool (`_Pool`: a request that finds
 every connection in use waits for one, up to the command timeout), whose connections
 unused for a while are closed; `follow` blocks on a connection of its own.
+
+On a Redis Cluster (`from_url(..., cluster=True)`) reads and appends go through redis-py's
+cluster client (one with retries, one without), which sends each command to the node
+owning its key's slot and follows MOVED and ASK. Batched appends are grouped per node,
+one pipeline each, sent concurrently. A cluster refuses a command whose keys lie in
+different slots, even on one node, so `follow` cannot be one XREAD: it runs one read-only
+script per node (CLUSTER_FOLLOW_SCRIPT, which may read keys of several slots of its own
+node) over the followed streams that node owns, every node at once, and polls: a round
+that finds nothing waits `poll_s` (or until `unblock`) and reads again. A node that fails
+or answers that a key is not its own has the slot map read again, and its streams are
+grouped anew on the next round.
+
+`wait_replicas` (Settings.redis_wait_replicas) makes an append wait, before it is
+acknowledged, until that many replicas have it (WAIT on the connection that appended);
+one that does not reach them in time raises ReplicasBehind, an unknown outcome to the
+sender (it is in the master's log, and the command sent again is found there).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+import hashlib
+from collections.abc import AsyncIterator, Mapping
 from importlib import resources
 from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
-from redis.asyncio.connection import AbstractConnection, BlockingConnectionPool
+from redis.asyncio.cluster import ClusterNode, PipelineCommand, RedisCluster
+from redis.asyncio.connection import (
+    AbstractConnection,
+    BlockingConnectionPool,
+    ConnectionPool,
+    SSLConnection,
+    parse_url,
+)
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.crc import key_slot
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from domain.engine import Entry
@@ -140,9 +173,49 @@ return {'head', redis.call('GET', KEYS[2]) or ''}
 """
 
 
+# Read new entries of many streams of one cluster node, whatever their slots (a cluster
+# refuses a command, XREAD too, whose keys lie in different slots). The keys come as
+# arguments, not KEYS, so the cluster does not refuse them; a key of another node is an
+# error ("non local key"). ARGV: the most entries per stream, then stream key, stream id
+# after which to read, for each stream. Each stream with entries, then its entries.
+CLUSTER_FOLLOW_SCRIPT = """#!lua flags=no-writes,allow-cross-slot-keys
+local count = ARGV[1]
+local out = {}
+for i = 2, #ARGV, 2 do
+  local found = redis.call('XRANGE', ARGV[i], '(' .. ARGV[i + 1], '+', 'COUNT', count)
+  if #found > 0 then
+    out[#out + 1] = ARGV[i]
+    out[#out + 1] = found
+  end
+end
+return out
+"""
+
+
+_FOLLOW_SHA = hashlib.sha1(CLUSTER_FOLLOW_SCRIPT.encode()).hexdigest()
+
+
+class SlotNotCovered(RedisClusterException):
+    """The cluster's slot map has no node for a followed match's slot (it is read again)."""
+
+
+class ReplicasBehind(AppendUnknown):
+    """An append landed on the master, but fewer replicas than `wait_replicas` had it
+    when WAIT gave up: not acknowledged (the sender sends it again and finds it)."""
+
+
 # What a caller of the store sees while Redis cannot be reached (down, restarting, the
-# network): the request is to be tried again later, with the same command id.
-UNAVAILABLE: tuple[type[Exception], ...] = (AppendUnknown, RedisConnectionError, RedisTimeoutError)
+# network, a cluster failing over): the request is to be tried again later, with the
+# same command id.
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    AppendUnknown, RedisConnectionError, RedisTimeoutError,
+    ClusterDownError, TryAgainError, RedisClusterException,
+)
+# What leaves an append's outcome unknown (it may or may not have landed).
+_LOST: tuple[type[BaseException], ...] = (
+    RedisTimeoutError, RedisConnectionError, OSError,
+    ClusterDownError, TryAgainError, RedisClusterException,
+)
 
 
 def _field_e(fields: list[bytes]) -> bytes:
@@ -219,6 +292,33 @@ class _Pool(BlockingConnectionPool):
                 await task
 
 
+class _Cluster(RedisCluster):
+    """redis-py's cluster client, with at most `max_connections` commands in flight at
+    once: one more waits for one to end (up to `wait` seconds, then ConnectionError "No
+    connection available", as the single-node pool). redis-py's own bound, per node,
+    refuses at once (MaxConnectionsError) instead of waiting."""
+
+    def __init__(self, *args: Any, wait: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wait = wait
+        self._room = asyncio.Semaphore(int(kwargs["max_connections"]))
+
+    @contextlib.asynccontextmanager
+    async def connection_slot(self) -> AsyncIterator[None]:
+        try:
+            await asyncio.wait_for(self._room.acquire(), self._wait)
+        except TimeoutError:
+            raise RedisConnectionError("No connection available.") from None
+        try:
+            yield
+        finally:
+            self._room.release()
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.connection_slot():
+            return await super().execute_command(*args, **kwargs)
+
+
 class EventStore:
     """A server.storage.Store on Redis (a redis-server, or fakeredis in-process)."""
 
@@ -249,6 +349,17 @@ class EventStore:
         # Appends waiting for the next batch (see _run_script), and the batches in flight.
         self._queued: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]] = []
         self._batches: set[asyncio.Task[None]] = set()
+        # Replicas an append waits for (WAIT) before it is acknowledged; 0: none.
+        self.wait_replicas = 0
+        self.wait_ms = 1000
+        # On a Redis Cluster (see from_url): `reads` and `writes` are RedisCluster clients.
+        self.cluster = False
+        self.poll_s = 0.025
+        self._node_opts: dict[str, Any] = {}
+        self._node_follows: dict[str, aioredis.Redis] = {}  # node name -> its follow connection
+        self._slots: dict[str, int] = {}  # followed match -> slot of its log
+        self._following = 0  # cluster follows in progress
+        self._wake: asyncio.Event | None = None
 
     # -- construction ------------------------------------------------------------------
 
@@ -260,13 +371,27 @@ class EventStore:
         timeout: float = 5.0,
         max_connections: int = 32,
         idle_timeout: float = 30.0,
+        cluster: bool = False,
+        wait_replicas: int = 0,
+        poll_s: float = 0.025,
     ) -> EventStore:
         """The store on the Redis at `url`. `timeout`: how long a command waits for its
         answer (and for a free connection); reads and appends each have a pool of at most
         `max_connections`, whose connections unused for `idle_timeout` seconds are closed
         (server.config.Settings: redis_timeout, redis_max_connections, redis_idle_timeout).
         Appends are batched into pipelines and `follow` has a connection of its own, so
-        a pool is rarely more than a few connections busy."""
+        a pool is rarely more than a few connections busy.
+
+        `cluster`: `url` is a node of a Redis Cluster (the others are found from it); each
+        node gets at most `max_connections` for reads and as many for appends (a request
+        finding them all busy is refused at once, as store_unavailable), and `follow`
+        polls every `poll_s` seconds while nothing is new. `wait_replicas`: see the module
+        docstring; WAIT gives up after half of `timeout`."""
+        if cluster:
+            store = cls._cluster_from_url(url, timeout=timeout, max_connections=max_connections, poll_s=poll_s)
+            store.wait_replicas = wait_replicas
+            store.wait_ms = max(1, round(timeout * 500))
+            return store
         def pool(retry: Retry, **kwargs: Any) -> aioredis.Redis:
             return aioredis.Redis.from_pool(_Pool.from_url(
                 url, max_connections=max_connections, timeout=timeout,
@@ -280,6 +405,33 @@ class EventStore:
         )
         store = cls(reads, writes, description=url, follows=follows)
         store._lean_follow = True
+        store.wait_replicas = wait_replicas
+        store.wait_ms = max(1, round(timeout * 500))
+        return store
+
+    @classmethod
+    def _cluster_from_url(
+        cls, url: str, *, timeout: float, max_connections: int, poll_s: float
+    ) -> EventStore:
+        opts = dict(parse_url(url))
+        if opts.pop("connection_class", None) is SSLConnection:  # rediss://
+            opts["ssl"] = True
+
+        def client(retry: Retry) -> _Cluster:
+            return _Cluster(
+                **opts, max_connections=max_connections, socket_timeout=timeout,
+                socket_connect_timeout=timeout, retry=retry, wait=timeout,
+            )
+
+        # Appends are never sent again blindly (the module docstring): no retries.
+        reads = client(Retry(ExponentialBackoff(cap=1.0, base=0.05), 3))
+        writes = client(Retry(NoBackoff(), 0))
+        store = cls(reads, writes, description=f"{url} (Redis Cluster)")  # type: ignore[arg-type]
+        store.cluster = True
+        store.poll_s = poll_s
+        opts = dict(parse_url(url))
+        opts.pop("db", None)
+        store._node_opts = {**opts, "socket_timeout": timeout, "socket_connect_timeout": timeout}
         return store
 
     @classmethod
@@ -301,6 +453,10 @@ class EventStore:
             await self.writes.aclose()
             if self.follows is not self.reads:
                 await self.follows.aclose()
+            for follows in list(self._node_follows.values()):
+                with contextlib.suppress(Exception):
+                    await follows.aclose()
+            self._node_follows.clear()
 
     async def ping(self) -> bool:
         return bool(await self.reads.ping())
@@ -339,7 +495,7 @@ class EventStore:
         for attempt in range(attempts):
             try:
                 status, value = await self._run_script(keys, args)
-            except (RedisTimeoutError, RedisConnectionError, OSError):
+            except _LOST:
                 uncertain = True
                 reconciled = await self._reconcile(match_id, key, expected_head, entry.seq, encoded)
                 if reconciled is not None:
@@ -386,7 +542,11 @@ class EventStore:
     ) -> None:
         replies: list[Any]
         try:
-            if len(batch) == 1:
+            if self.cluster:
+                replies = await self._send_cluster(batch)
+            elif self.wait_replicas:
+                replies = await self._send_waiting(batch)
+            elif len(batch) == 1:
                 keys, args, _ = batch[0]
                 replies = [await self._append(keys=keys, args=args)]
             else:
@@ -413,6 +573,125 @@ class EventStore:
             else:
                 future.set_result(reply)
 
+    def _waited(self, replies: list[Any], replicas: Any) -> list[Any]:
+        """The replies of appends followed by WAIT, which answered `replicas`: an `ok`
+        not on enough replicas becomes ReplicasBehind."""
+        behind: BaseException
+        if isinstance(replicas, BaseException):
+            behind = ReplicasBehind(f"WAIT failed: {replicas}")
+        elif int(replicas) >= self.wait_replicas:
+            return replies
+        else:
+            behind = ReplicasBehind(
+                f"the append reached {int(replicas)} of the {self.wait_replicas} replicas "
+                f"it waits for within {self.wait_ms} ms"
+            )
+        return [
+            behind if not isinstance(r, BaseException) and _s(r[0]) == "ok" else r
+            for r in replies
+        ]
+
+    async def _send_waiting(
+        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
+    ) -> list[Any]:
+        """One Redis: the batch and a WAIT for `wait_replicas`, in one pipeline (WAIT
+        waits for what its own connection wrote)."""
+        replies: list[Any] = [None] * len(batch)
+        todo = list(range(len(batch)))
+        for _ in range(2):
+            pipe = self.writes.pipeline(transaction=False)
+            for i in todo:
+                keys, args, _ = batch[i]
+                pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            *got, replicas = await pipe.execute(raise_on_error=False)
+            got = self._waited(got, replicas)
+            again = []
+            for i, reply in zip(todo, got, strict=True):
+                replies[i] = reply
+                if isinstance(reply, NoScriptError):
+                    again.append(i)
+            if not again:
+                break
+            self._append.sha = await self.writes.script_load(self._append.script)
+            todo = again
+        return replies
+
+    async def _send_cluster(
+        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
+    ) -> list[Any]:
+        """A cluster: the batch grouped by the node owning each match's slot, one pipeline
+        per node (with a WAIT at its end if `wait_replicas`), the nodes at once. An append
+        answered MOVED or CLUSTERDOWN did not run: the slot map is read again and it is sent
+        to the new owner (up to three rounds); one answered ASK (a slot being migrated)
+        goes through the client, which sends ASKING first; a node that lost the script
+        gets it again."""
+        cluster = cast(_Cluster, self.writes)
+        replies: list[Any] = [None] * len(batch)
+        todo = list(range(len(batch)))
+        for _ in range(3):
+            await cluster.initialize()
+            groups: dict[str, tuple[ClusterNode, list[int]]] = {}
+            for i in todo:
+                node = cluster.get_node_from_key(batch[i][0][0])
+                assert node is not None
+                groups.setdefault(node.name, (node, []))[1].append(i)
+            outcomes = await asyncio.gather(
+                *(self._node_appends(cluster, node, [batch[i] for i in items]) for node, items in groups.values()),
+                return_exceptions=True,
+            )
+            again: list[int] = []
+            stale = False
+            for (node, items), outcome in zip(groups.values(), outcomes, strict=True):
+                if isinstance(outcome, BaseException):
+                    if not isinstance(outcome, Exception):
+                        raise outcome
+                    stale = True  # the node may be gone: its appends' outcome is unknown
+                    for i in items:
+                        replies[i] = outcome
+                    continue
+                for i, reply in zip(items, outcome, strict=True):
+                    replies[i] = reply
+                    if isinstance(reply, AskError) and not isinstance(reply, MovedError):
+                        keys, args, _ = batch[i]
+                        try:
+                            replies[i] = await self._append(keys=keys, args=args)
+                        except Exception as exc:  # its own answer, like a reply
+                            replies[i] = exc
+                    elif isinstance(reply, (MovedError, ClusterDownError, TryAgainError)):
+                        stale = True
+                        again.append(i)
+                    elif isinstance(reply, NoScriptError):
+                        with contextlib.suppress(Exception):
+                            await node.execute_command("SCRIPT", "LOAD", self._append.script)
+                        again.append(i)
+            if stale:
+                with contextlib.suppress(Exception):
+                    await cluster.nodes_manager.initialize()
+            if not again:
+                break
+            todo = again
+        return replies
+
+    async def _node_appends(
+        self,
+        cluster: _Cluster,
+        node: ClusterNode,
+        items: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]],
+    ) -> list[Any]:
+        commands = [
+            PipelineCommand(n, "EVALSHA", self._append.sha, len(keys), *keys, *args)
+            for n, (keys, args, _) in enumerate(items)
+        ]
+        if self.wait_replicas:
+            commands.append(PipelineCommand(len(commands), "WAIT", self.wait_replicas, self.wait_ms))
+        async with cluster.connection_slot():
+            await node.execute_pipeline(commands)
+        replies = [c.result for c in commands]
+        if self.wait_replicas:
+            return self._waited(replies[:-1], replies[-1])
+        return replies
+
     async def _reconcile(
         self, match_id: str, key: str, expected_head: str, seq: int, encoded: bytes
     ) -> Appended | None:
@@ -424,7 +703,7 @@ class EventStore:
                 keys=[log_key(match_id), head_key(match_id), cids_key(match_id)],
                 args=[key, str(seq), encoded],
             )
-        except (RedisTimeoutError, RedisConnectionError, OSError):
+        except _LOST:
             return None
         status, value = _s(status), _s(value)
         if status == "ok":
@@ -470,7 +749,10 @@ class EventStore:
     ) -> dict[str, list[tuple[str, bytes]]]:
         """For many matches at once: the entries after each one's stream id, as stored
         (the Entry as JSON), waiting up to block_ms for the first. One XREAD on the
-        connection of `follows_id`, so `unblock` can end the wait early."""
+        connection of `follows_id`, so `unblock` can end the wait early (on a cluster,
+        rounds of reads per node: `_follow_cluster`)."""
+        if self.cluster:
+            return await self._follow_cluster(after, block_ms)
         if not self._lean_follow:
             keys = {log_key(m): m for m in after}
             res: Any = await self.follows.xread(
@@ -518,12 +800,137 @@ class EventStore:
                 out[keys[key]] = [(sid.decode(), _field_e(fields)) for sid, fields in items]
         return out
 
+    async def _follow_cluster(
+        self, after: Mapping[str, str], block_ms: int
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        """`follow` on a cluster: rounds of one read per node (`_read_nodes`), every
+        `poll_s` seconds until one finds entries, `block_ms` is over, or `unblock`."""
+        loop = asyncio.get_running_loop()
+        if self._wake is None:
+            self._wake = asyncio.Event()
+        wake = self._wake
+        if not self._following:
+            wake.clear()
+        self._following += 1
+        try:
+            deadline = None if block_ms == 0 else loop.time() + block_ms / 1000
+            while True:
+                found = await self._read_nodes(after)
+                if found or wake.is_set():
+                    return found
+                rest = self.poll_s if deadline is None else min(self.poll_s, deadline - loop.time())
+                if rest <= 0:
+                    return {}
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), rest)
+                if wake.is_set():
+                    return {}
+        finally:
+            self._following -= 1
+
+    async def _read_nodes(self, after: Mapping[str, str]) -> dict[str, list[tuple[str, bytes]]]:
+        """One round of a cluster's `follow`: the streams grouped by the node owning their
+        slot (the client's slot map), one CLUSTER_FOLLOW_SCRIPT per node, all at once.
+        A node that fails is asked again next round, after the slot map is read again
+        (a failover, a slot moved) and its connection dropped; if no node found anything,
+        the error is raised (the follower says so and tries again)."""
+        cluster = cast(RedisCluster, self.reads)
+        await cluster.initialize()
+        slots = cluster.nodes_manager.slots_cache
+        groups: dict[str, tuple[ClusterNode, list[str]]] = {}
+        for m in after:
+            slot = self._slots.get(m)
+            if slot is None:
+                slot = self._slots[m] = key_slot(log_key(m).encode())
+            owners = slots.get(slot)
+            if not owners:
+                raise SlotNotCovered(f"slot {slot} (match {m}) has no node in the slot map")
+            node = owners[0]
+            groups.setdefault(node.name, (node, []))[1].append(m)
+        outcomes = await asyncio.gather(
+            *(self._read_node(node, {m: after[m] for m in ms}) for node, ms in groups.values()),
+            return_exceptions=True,
+        )
+        found: dict[str, list[tuple[str, bytes]]] = {}
+        failed: Exception | None = None
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                if not isinstance(outcome, Exception):
+                    raise outcome
+                failed = outcome
+            else:
+                found.update(outcome)
+        if failed is not None:
+            with contextlib.suppress(Exception):
+                await cluster.nodes_manager.initialize()
+            if not found:
+                raise failed
+        return found
+
+    async def _read_node(
+        self, node: ClusterNode, after: Mapping[str, str]
+    ) -> dict[str, list[tuple[str, bytes]]]:
+        follows = self._node_follows.get(node.name)
+        if follows is None:
+            opts = {**self._node_opts, "host": node.host, "port": int(node.port)}
+            follows = aioredis.Redis(
+                connection_pool=ConnectionPool(**opts), retry=Retry(NoBackoff(), 0),
+                single_connection_client=True,
+            )
+            self._node_follows[node.name] = follows
+        cache = self._key_args
+        head = ("EVALSHA", _FOLLOW_SHA, "0", str(FOLLOW_COUNT))
+        parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
+        parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]
+        keys: dict[bytes, str] = {}
+        for m, sid in after.items():
+            known = cache.get(m)
+            if known is None:
+                key = log_key(m).encode()
+                known = cache[m] = (key, b"$%d\r\n%b\r\n" % (len(key), key))
+            keys[known[0]] = m
+            parts.append(known[1])
+            parts.append(b"$%d\r\n%b\r\n" % (len(sid), sid.encode()))
+        packed = b"".join(parts)
+        try:
+            await follows.initialize()
+            conn = follows.connection
+            assert conn is not None
+            try:
+                await conn.send_packed_command(packed, check_health=False)
+                res: Any = await conn.read_response(disable_decoding=True)
+            except NoScriptError:
+                await conn.send_command("SCRIPT", "LOAD", CLUSTER_FOLLOW_SCRIPT)
+                await conn.read_response()
+                await conn.send_packed_command(packed, check_health=False)
+                res = await conn.read_response(disable_decoding=True)
+        except ResponseError:
+            raise  # the connection stays good: a key not of this node, the cluster down
+        except BaseException:
+            self._node_follows.pop(node.name, None)
+            with contextlib.suppress(Exception):
+                await follows.aclose()
+            raise
+        out: dict[str, list[tuple[str, bytes]]] = {}
+        for i in range(0, len(res or ()), 2):
+            out[keys[res[i]]] = [(sid.decode(), _field_e(fields)) for sid, fields in res[i + 1]]
+        return out
+
     async def follows_id(self) -> int:
-        """The Redis client id of the connection `follow` blocks on."""
+        """The Redis client id of the connection `follow` blocks on (on a cluster, which
+        does not block, 1 once the cluster answers)."""
+        if self.cluster:
+            await self.reads.ping()
+            return 1
         return int(await self.follows.client_id())
 
     async def unblock(self, client_id: int) -> bool:
         """End a blocked `follow` now (it returns nothing); False if none was blocked."""
+        if self.cluster:
+            if not self._following or self._wake is None:
+                return False
+            self._wake.set()
+            return True
         return bool(await self.reads.client_unblock(client_id))
 
     async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
@@ -535,6 +942,7 @@ class EventStore:
 
     def forget(self, match_id: str) -> None:
         self._key_args.pop(match_id, None)
+        self._slots.pop(match_id, None)
 
     # -- expiry ------------------------------------------------------------------------------
 

@@ -1,0 +1,320 @@
+"""The event store and the server on a Redis Cluster: 3 masters with a replica each,
+started once per session from the `redis-server` on PATH (deploy/cluster.py). Where there
+is none, skipped on a developer's machine and a failure under CI, like the real-Redis
+tests (tests/conftest.py).
+
+- the event-store contract suite (tests/test_store_contract.py) over a cluster-backed store;
+- what only a cluster has: a follow and a batch of appends spread over every node;
+- bots play every hosted game through `daedalus serve` processes on the cluster;
+- a failover mid-match (the master owning the match's slot killed, its replica promoted):
+  the match goes on and finishes, every viewer's stream whole;
+- the fate of an acknowledged append when its master dies: lost with the master when no
+  replica had it (appendfsync always does not help: the promoted replica never saw it),
+  kept when the append waited for a replica (`wait_replicas`, Redis's WAIT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from redis.asyncio import RedisCluster
+from redis.exceptions import ResponseError
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from clients.bots import bot_factory, play_bot
+from clients.client import DaedalusHttp, MatchConnection
+from clients.replay import verify_log
+from server.storage import head_value
+from server.store import EventStore, ReplicasBehind, log_key
+from tests import test_store_contract as contract
+from tests.conftest import wait_for_port, without_real_redis
+from tests.test_store_contract import fresh, join
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "deploy"))
+
+from cluster import Cluster
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[Cluster]:
+    try:
+        cluster = Cluster().start()
+    except (FileNotFoundError, RuntimeError) as exc:
+        without_real_redis(exc)
+    yield cluster
+    cluster.stop()
+
+
+async def cluster_store(cluster: Cluster, **kwargs: Any) -> EventStore:
+    store = EventStore.from_url(cluster.url, cluster=True, **kwargs)
+    await store.reads.flushdb()  # every master's
+    return store
+
+
+@pytest.fixture
+async def any_store(redis_cluster: Cluster) -> AsyncIterator[EventStore]:
+    """The contract suite's store, here on the cluster (overrides tests/conftest.py's)."""
+    store = await cluster_store(redis_cluster)
+    yield store
+    await store.close()
+
+
+# The contract suite, every test of it, over the cluster-backed `any_store` above.
+globals().update({name: f for name, f in vars(contract).items() if name.startswith("test_")})
+
+
+async def master_of(store: EventStore, match: str) -> int:
+    cluster = store.reads
+    assert isinstance(cluster, RedisCluster)
+    await cluster.initialize()
+    node = cluster.get_node_from_key(log_key(match))
+    assert node is not None
+    return int(node.port)
+
+
+async def matches_on_every_master(store: EventStore, cluster: Cluster, per_node: int) -> list[str]:
+    """Match ids whose logs lie on every master, `per_node` on each."""
+    found: dict[int, list[str]] = {p: [] for p in cluster.master_ports()}
+    i = 0
+    while any(len(ms) < per_node for ms in found.values()):
+        m = f"m{i}"
+        i += 1
+        port = await master_of(store, m)
+        if len(found[port]) < per_node:
+            found[port].append(m)
+    return [m for ms in found.values() for m in ms]
+
+
+async def test_follow_reads_streams_of_every_node_which_one_xread_cannot(
+    redis_cluster: Cluster, any_store: EventStore
+) -> None:
+    store = any_store
+    matches = await matches_on_every_master(store, redis_cluster, 3)
+    for m in matches:
+        assert await store.create(m, fresh(m)[0])
+    with pytest.raises(ResponseError, match="same slot"):
+        # The single-node follow's one XREAD: the cluster refuses keys of different slots.
+        await store.reads.execute_command(  # type: ignore[no-untyped-call]
+            "XREAD", "STREAMS", log_key(matches[0]), log_key(matches[1]), "0-0", "0-0",
+            target_nodes=store.reads.get_node_from_key(log_key(matches[0])),  # type: ignore[attr-defined]
+        )
+    found = await store.follow({m: "0-0" for m in matches}, 100)
+    assert sorted(found) == sorted(matches)
+    assert all(len(items) == 1 for items in found.values())
+    # A batch of appends, one per match, lands on each match's node.
+    firsts = {m: fresh(m) for m in matches}
+    results = await asyncio.gather(*(
+        store.append(m, join(ms, "Ann", 1100)[0], expected_head=head_value(first), key="k")
+        for m, (first, ms) in firsts.items()
+    ))
+    assert [r.status for r in results] == ["ok"] * len(matches)
+    after = {m: items[0][0] for m, items in found.items()}
+    again = await store.follow(after, 100)
+    assert sorted(again) == sorted(matches)
+    assert all(len(items) == 1 for items in again.values())
+
+
+# --- servers on the cluster ------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """`daedalus serve` processes on the cluster."""
+
+    def __init__(self, cluster: Cluster, directory: Path, count: int) -> None:
+        self.urls: list[str] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.logs: list[Path] = []
+        env = dict(os.environ, REDIS_URL=cluster.url, DAEDALUS_REDIS_CLUSTER="1",
+                   DAEDALUS_KEY_FILE=str(directory / "key.pem"))
+        for i in range(count):
+            port = _free_port()
+            log = directory / f"server{i}.log"
+            with log.open("wb") as out:
+                self.procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "clients.cli", "serve", "--port", str(port)],
+                    env=env, stdout=out, stderr=subprocess.STDOUT,
+                ))
+            self.logs.append(log)
+            self.urls.append(f"http://127.0.0.1:{port}")
+            if not wait_for_port(port, 20):
+                self.stop()
+                raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+
+    def problems(self) -> list[str]:
+        """Log lines at error level, and tracebacks."""
+        out = []
+        for log in self.logs:
+            for line in log.read_text().splitlines():
+                if '"level": "error"' in line or "Traceback" in line:
+                    out.append(line)
+        return out
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def served(redis_cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    flusher = redis.RedisCluster.from_url(redis_cluster.url)
+    flusher.flushdb()  # a server resumes every unfinished match it finds: start clean
+    flusher.close()
+    servers = Served(redis_cluster, tmp_path_factory.mktemp("served"), 2)
+    yield servers
+    servers.stop()
+
+
+def test_bots_play_every_game_through_a_server_on_the_cluster(served: Served) -> None:
+    games = [g["name"] for g in httpx.get(f"{served.urls[0]}/games").json()["games"]]
+    assert games, "the server hosts games"
+    for game in games:
+        res = subprocess.run(
+            [sys.executable, "-m", "clients.cli", "bots", game, "--server", served.urls[0],
+             "--matches", "3", "--verify", "--seed", "7"],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert res.returncode == 0, (game, res.stdout[-2000:], res.stderr[-2000:])
+        assert "3/3 matches finished" in res.stdout + res.stderr, (game, res.stdout[-2000:])
+    assert served.problems() == []
+
+
+async def _watch(url: str, match: str, seen: list[int], views: list[dict[str, Any]]) -> None:
+    """A spectator of `match` on the server at `url`, resuming after its last seq."""
+    ws = url.replace("http://", "ws://") + "/ws"
+    while True:
+        try:
+            async with connect(ws) as conn:
+                hello: dict[str, Any] = {"type": "hello", "match": match}
+                if seen:
+                    hello["after"] = seen[-1]
+                await conn.send(json.dumps(hello))
+                async for raw in conn:
+                    msg = json.loads(raw)
+                    if msg["type"] == "update":
+                        seen.append(int(msg["seq"]))
+                        views.append(msg["view"])
+                        if msg["view"].get("ended"):
+                            return
+        except (TimeoutError, ConnectionClosed, OSError):
+            await asyncio.sleep(0.2)
+
+
+async def test_a_match_goes_on_through_a_failover_of_its_master(
+    redis_cluster: Cluster, served: Served
+) -> None:
+    """The master owning the match's slot dies mid-match (SIGKILL) and its replica is
+    promoted: the players (one on each server process) and a spectator (on the process
+    that does not take the first player's commands, so it follows them from the store)
+    go on to the end, the spectator's stream whole, the log verified."""
+    a, b = served.urls
+    async with DaedalusHttp(a) as http:
+        created = await http.create_match("five-card-trick", None, {"rounds": 40})
+        match = created["match"]
+        conns = []
+        for seat, url in enumerate((a, b)):
+            claimed = await http.claim_seat(match, f"bot {seat}", seat)
+            conns.append(MatchConnection(url, match, token=claimed["token"]))
+        for conn in conns:
+            await conn.connect()
+        seen: list[int] = []
+        views: list[dict[str, Any]] = []
+        spectator = asyncio.create_task(_watch(b, match, seen, views))
+        players = [
+            asyncio.create_task(play_bot(conn, bot_factory("five-card-trick", "random")(random.Random(seat))))
+            for seat, conn in enumerate(conns)
+        ]
+        store = EventStore.from_url(redis_cluster.url, cluster=True)
+        try:
+            port = await master_of(store, match)
+        finally:
+            await store.close()
+        while len(seen) < 6:
+            await asyncio.sleep(0.05)
+        assert not views[-1].get("ended"), "the match is in play"
+        killed = await asyncio.to_thread(redis_cluster.kill_master, port)
+        finals = await asyncio.wait_for(asyncio.gather(*players), 120)
+        await asyncio.wait_for(spectator, 60)
+        for conn in conns:
+            await conn.close()
+        assert all(view["ended"] and view["result"] is not None for view in finals)
+        assert seen == list(range(1, len(seen) + 1)), seen
+        assert views[-1]["result"] == finals[0]["result"]
+        ok, failure = verify_log(await http.log(match))
+        assert ok, failure
+    await asyncio.to_thread(redis_cluster.restart, killed)
+    assert served.problems() == []
+
+
+async def test_an_acked_append_survives_a_failover_only_if_it_waited_for_a_replica(
+    redis_cluster: Cluster,
+) -> None:
+    """appendfsync always makes a master write an entry to its disk before it answers,
+    but a failover promotes a replica, whose copy is what counts from then on. Without
+    WAIT an acknowledged append the replica never received is lost; with
+    `wait_replicas=1` such an append is not acknowledged (ReplicasBehind: the sender
+    sends it again), and one that is acknowledged is on the replica and survives."""
+    plain = await cluster_store(redis_cluster)
+    waiting = EventStore.from_url(redis_cluster.url, cluster=True, wait_replicas=1, timeout=1.0)
+    try:
+        first, ms = fresh("fate")
+        assert await waiting.create("fate", first), "created, and on the replica"
+        port = await master_of(plain, "fate")
+        replica = redis_cluster.replica_of(port)
+        assert replica.proc is not None
+        e2, ms2 = join(ms, "Ann", 1100)
+        e3, _ = join(ms2, "Bob", 1200)
+        # The replica falls behind: stopped, and its link cut (what the master had sent
+        # before would still reach it, from its socket, once it runs again).
+        replica.proc.send_signal(signal.SIGSTOP)
+        redis_cluster.cli(port, "client", "kill", "type", "replica")
+        try:
+            with pytest.raises(ReplicasBehind):
+                await waiting.append("fate", e2, expected_head=head_value(first), key="ann")
+            assert await plain.length("fate") == 2, "in the master's log, not acknowledged"
+            acked = await plain.append("fate", e3, expected_head=head_value(e2), key="bob")
+            assert acked.status == "ok", "acknowledged without a replica"
+        finally:
+            # The master dies before the replica could catch up; then it runs again.
+            killed = await asyncio.to_thread(
+                redis_cluster.kill_master, port, lambda: replica.proc and replica.proc.send_signal(signal.SIGCONT)
+            )
+        assert [e.seq for _, e in await plain.read("fate")] == [1], "the acknowledged append is lost"
+        await asyncio.to_thread(redis_cluster.restart, killed)  # a replica again
+
+        # The same with a replica that keeps up: the append waits for it, and survives.
+        port = await master_of(plain, "fate")
+        kept = await waiting.append("fate", e2, expected_head=head_value(first), key="ann")
+        assert kept.status == "ok"
+        killed = await asyncio.to_thread(redis_cluster.kill_master, port)
+        assert [e.seq for _, e in await plain.read("fate")] == [1, 2], "the waited-for append survives"
+        await asyncio.to_thread(redis_cluster.restart, killed)
+    finally:
+        await plain.close()
+        await waiting.close()
