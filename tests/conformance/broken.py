@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from domain.contract import Decision, OptionsError
-from domain.engine import MatchState
+from domain.engine import MatchState, draw_key
 from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
 from projections.contract import NOTHING_SEALED, Twins, TwinStep, TwinWorld, Viewer
@@ -115,8 +115,11 @@ class ToyViews:
     def twins(variant: str, rng: Rng) -> Twins:
         """Two matches whose secret targets differ, with the same few additions: no
         total reaches 5, the least target, so neither ends and nobody may tell them apart."""
+        def target(seed: bytes) -> Any:  # as drawn once both seats are taken (no entropy)
+            return Toy.make_setup(OPTIONS, Rng(draw_key(seed.hex(), [None, None]), "setup"))
+
         seeds = [bytes(rng.below(256) for _ in range(32)) for _ in range(2)]
-        while Toy.make_setup(OPTIONS, Rng(seeds[1], "setup")) == Toy.make_setup(OPTIONS, Rng(seeds[0], "setup")):
+        while target(seeds[1]) == target(seeds[0]):
             seeds[1] = bytes(rng.below(256) for _ in range(32))
         script = tuple(
             TwinStep(ts=2_000 + 10 * i, kind="command", seat=i % 2, body={"type": "add", "n": 1 + rng.below(2)})
