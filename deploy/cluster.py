@@ -250,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, RuntimeError) as exc:
         print(f"cluster: {exc}", file=sys.stderr)
         return 1
+    # Blocked only now: the nodes must not inherit a mask that keeps SIGTERM from them.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     print(f"ready {cluster.url} nodes=" + ",".join(str(n.port) for n in cluster.nodes), flush=True)
     try:
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
@@ -259,5 +261,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     raise SystemExit(main())
