@@ -18,7 +18,9 @@ function route() {
   const replay = params.get("replay");
   const number = (name) => (params.has(name) && /^\d+$/.test(params.get(name)) ? Number(params.get(name)) : null);
   if (replay) {
-    current = showReplay(root, { match: replay, as: params.get("as"), round: number("round"), n: number("n") });
+    current = showReplay(root, {
+      match: replay, as: params.get("as"), round: number("round"), n: number("n"), audit: params.get("audit"),
+    });
   } else if (match) {
     current = showMatch(root, {
       match,

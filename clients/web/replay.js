@@ -4,10 +4,11 @@
 // `#replay=ID&as=1&round=7` (and `&n=` for one update of it).
 
 import { boardOf } from "./boards/index.js";
-import { announce, api, fill, h } from "./ui.js";
+import { announce, api, fill, h, heldSeat } from "./ui.js";
 
-export function showReplay(root, { match, as, round, n }) {
-  const page = { page: "replay", match, close() {} };
+export function showReplay(root, { match, as, round, n, audit }) {
+  let auditKey = audit || null;
+  const page = { page: "replay", match };
   const title = h("h1", {}, `Replay of ${match}`);
   const errors = h("p", { class: "error", role: "alert" });
   const verified = h("section", { class: "card verify", "aria-labelledby": "verify-h" });
@@ -30,6 +31,7 @@ export function showReplay(root, { match, as, round, n }) {
     errors,
     h("section", { class: "card replay-bar", "aria-label": "replay" },
       h("div", { class: "row" }, h("label", { for: "replay-as" }, "As"), viewerSelect),
+      auditForm(),
       controls,
       h("div", { class: "row" }, h("label", { for: "replay-step" }, "Update"), slider),
       position,
@@ -44,19 +46,35 @@ export function showReplay(root, { match, as, round, n }) {
   let finalMaze = null;
   const ctx = { readonly: true, you: null, player: false, send: async () => ({ type: "error", code: "replay", message: "a replay sends nothing" }), announce };
 
-  root.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "SELECT" || event.target.tagName === "INPUT" && event.target.type !== "range") return;
+  const onKey = (event) => {
+    if (["SELECT", "INPUT", "TEXTAREA"].includes(event.target.tagName) || event.altKey || event.ctrlKey || event.metaKey) return;
     const moves = { ArrowLeft: () => go(index - 1), ArrowRight: () => go(index + 1), PageUp: () => goRound(-1), PageDown: () => goRound(1), Home: () => go(0), End: () => go(updates.length - 1) };
     if (moves[event.key]) {
       event.preventDefault();
       moves[event.key]();
     }
-  });
+  };
+  // The keys work wherever the focus is on the page (not in a field being typed in).
+  document.addEventListener("keydown", onKey);
+  page.close = () => document.removeEventListener("keydown", onKey);
   slider.addEventListener("input", () => go(Number(slider.value) - 1));
   viewerSelect.addEventListener("change", () => load(viewerSelect.value, currentRound(), null));
 
   start();
   return page;
+
+  function auditForm() {
+    const input = h("input", { id: "replay-audit", type: "text", autocomplete: "off", spellcheck: "false", value: auditKey || "" });
+    const form = h("form", { class: "row" },
+      h("label", { for: "replay-audit" }, "Audit key"), input, h("button", { type: "submit", class: "small" }, "Use it"),
+      h("span", { class: "hint" }, "(a match that keeps secrets after its end shows them with it)"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      auditKey = input.value.trim() || null;
+      load(viewerSelect.value, currentRound(), null);
+    });
+    return form;
+  }
 
   async function start() {
     const publicView = await api(`/matches/${encodeURIComponent(match)}`);
@@ -84,7 +102,13 @@ export function showReplay(root, { match, as, round, n }) {
 
   async function load(who, wantRound, wantN) {
     viewerSelect.value = who;
-    const answer = await api(`/matches/${encodeURIComponent(match)}/replay?as=${encodeURIComponent(who)}`);
+    // A seat's own view of a match that seals needs the seat's token (held by the browser
+    // that played it) or the match's audit key.
+    const held = heldSeat(match);
+    let query = `as=${encodeURIComponent(who)}`;
+    if (auditKey) query += `&audit=${encodeURIComponent(auditKey)}`;
+    else if (held && String(held.seat) === who) query += `&token=${encodeURIComponent(held.token)}`;
+    const answer = await api(`/matches/${encodeURIComponent(match)}/replay?${query}`);
     if (!answer.ok) {
       errors.textContent = answer.body.error.message;
       return;

@@ -86,4 +86,13 @@ async def test_a_page_plays_memory_maze_against_a_bot(server: Any, browser: Any)
         await bot_conn.close()
     seqs = await page.evaluate("window.daedalus.conn.received")
     assert seqs == list(range(1, len(seqs) + 1))
+
+    # the replay: the host's maze drawn from the first move on, the log verified
+    await page.get_by_role("link", name="Replay it").click()
+    await expect(page.get_by_role("heading", name="✓ Verified")).to_be_visible()
+    await expect(page.locator(".verify")).to_contain_text("given by the match's host")
+    await page.keyboard.press("Home")
+    await expect(page.locator("#replay-position")).to_contain_text("Update 1 of")
+    await until(page, "v.game_state.maze !== null && !v.ended")
+    await expect(page.get_by_role("application")).to_be_visible()
     assert page.errors == []

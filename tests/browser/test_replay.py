@@ -28,6 +28,10 @@ async def test_the_replay_viewer_steps_a_finished_match_and_shows_it_verified(se
         await c.close()
 
     page = await new_page(browser)
+    # the browser that played seat 0 holds its token (a seat's own view of a match that
+    # keeps secrets after its end needs it)
+    await page.goto(server.url + "/")
+    await page.evaluate(f"localStorage.setItem('daedalus.seat.{match}', JSON.stringify({{seat: 0, token: '{tokens[0]}'}}))")
     await page.goto(f"{server.url}/#replay={match}&as=0&round=2")
     await expect(page.get_by_role("heading", name="✓ Verified")).to_be_visible()
     position = page.locator("#replay-position")
