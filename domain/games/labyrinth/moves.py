@@ -241,6 +241,11 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix} "
 
 
+def treasure_place(n: int) -> str:
+    """The name of the n-th treasure of a cell from the lowest: "lowest", "second lowest"."""
+    return f"{_ordinal(n)}lowest"
+
+
 def _things(item: str, count: int) -> str:
     if count == 1:
         return ("the " if item in ONE_OF_A_KIND else "a ") + item
