@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain.contract import OptionsError
-from domain.games.labyrinth.moves import parse_command
+from domain.games.labyrinth.moves import Command, Shoot, parse_command
 from domain.games.labyrinth.plan import Cell, Plan
 from domain.games.labyrinth.plan_text import parse_plan
 from domain.games.labyrinth.rules import (
@@ -142,13 +142,13 @@ def test_the_game_example_of_section_a() -> None:
     assert said == ["Player 1: go up", "Walked onto land"]
 
     state, said = move(state, 1, "Blow the up wall, then go up.")
-    assert said == ["Player 2: blow the up wall, go up", "blow the up wall - 2 grenades left",
+    assert said == ["Player 2: blow the up wall, go up", "blow the up wall - two grenades left",
                     "Walked into a river, carried by the flow to a delta"]
     assert state.players[1].cell == (2, 1)
 
     state, events = play(turn_of(state, 0), 0, parse_command("Shoot to the left, then go up."))
     said = told(events, None)
-    assert said[1:4] == ["shoot left - 2 bullets left, 0 on the ground", "A scream is heard!",
+    assert said[1:4] == ["shoot left - two bullets left, none on the ground", "A scream is heard!",
                          "Walked into a pit"]
     assert state.players[0].cell == (3, 4)  # pit a1, then a2
     # the turn passes to the wounded player 2, who is told in public
@@ -175,12 +175,12 @@ def test_the_game_example_of_section_a() -> None:
 
     state, said = move(state, 1, "Go up, then blow the up wall.")
     assert said == ["Player 2: go up, blow the up wall", "Walked onto land", "found a treasure",
-                    "blow the up wall - 1 grenades left"]
+                    "blow the up wall - one grenade left"]
     assert state.players[1].carries == TreasureItem(0)
     assert state.plan.wall_between((1, 2), (2, 2)) is None
 
     state, said = move(state, 0, "Blow the right wall, then go right.")
-    assert said == ["Player 1: blow the right wall, go right", "blow the right wall - 2 grenades left",
+    assert said == ["Player 1: blow the right wall, go right", "blow the right wall - two grenades left",
                     "Cannot move - hit a wall"]
     assert state.players[0].cell == (3, 4)
 
@@ -214,8 +214,8 @@ def test_the_conditional_move_of_6_5() -> None:
         "Player 1: go right; if I find a treasure, shoot up; if I find a bullet, shoot right; "
         "if I fall into a pit, leave a grenade",
         "Walked into a pit", "found a treasure, two bullets and a corpse",
-        "shoot up - 3 bullets left, 1 on the ground", "No scream is heard",
-        "shoot right - 3 bullets left, 0 on the ground", "No scream is heard",
+        "shoot up - three bullets left, one on the ground", "No scream is heard",
+        "shoot right - three bullets left, none on the ground", "No scream is heard",
         "leave a grenade - no luck, you have none",
     ]
     assert state.players[0].carries == TreasureItem(0)
@@ -347,7 +347,7 @@ def test_pits_send_you_on_and_you_find_what_lies_in_the_arrival_pit_only() -> No
     assert state.players[0].cell == (3, 4)
     state, said = move(state, 0, "go by the loop, if I fall into a pit, shoot up")
     assert state.players[0].cell == (2, 1)
-    assert "found a bullet" in said and "shoot up - 3 bullets left, 0 on the ground" in said
+    assert "found a bullet" in said and "shoot up - three bullets left, none on the ground" in said
     state, said = move(state, 1, "go by the loop")
     assert said[1:] == ["Cannot move by the loop - not in a pit"]
 
@@ -586,7 +586,7 @@ def test_a_river_cell_order_is_rejected_without_a_reason() -> None:
 def test_a_grenade_blows_a_destructible_wall_and_nothing_else() -> None:
     state = game(RANGE, [(1, 3), (2, 6)])
     state, said = move(state, 0, "blow the right wall, go right")
-    assert said[1:] == ["blow the right wall - 2 grenades left", "Walked onto land"]
+    assert said[1:] == ["blow the right wall - two grenades left", "Walked onto land"]
     assert state.changed
     state = changed(state, 0, cell=(1, 1))
     same = state.plan
@@ -842,3 +842,23 @@ def test_a_dead_players_turns_are_skipped_and_its_death_told() -> None:
     state, events = play(state, 0, parse_command("shoot right, go down"))
     assert told(events, None)[-2:] == ["Player 2 is dead", "Player 3's turn"]
     assert state.order[state.turn] == 2
+
+
+def test_coming_back_in_through_an_exit_is_an_arrival() -> None:
+    """A player outside who walks back in arrives from another place: a landmine there
+    blows up, and an infected player's successful move counts."""
+    state = game(EXITS, [(1, 2), (2, 1)])
+    state = changed(state, 0, cell=(1, 1), outside=((1, 1), "left"), infected=True, heal_left=3,
+                    carries=None, bullets=0)
+    state = lying(state, (1, 1), armed=1)
+    state, said = move(state, 0, "go right")
+    assert said[1:3] == ["Returned into the labyrinth", "A landmine blew up!"]
+    assert not state.players[0].alive  # an infected player hit by a landmine dies (4.7)
+
+
+def test_a_command_the_rules_cannot_read_is_refused() -> None:
+    state = game(EXITS, [(1, 2), (2, 1)])
+    with pytest.raises(RuleError, match="exactly one movement"):
+        play(state, 0, Command(before=(Shoot("up"),)))
+    with pytest.raises(RuleError, match="no seat 5"):
+        play(state, 5, parse_command("status"))

@@ -79,10 +79,12 @@ from domain.games.labyrinth.moves import (
     Blow,
     Command,
     Leave,
+    MoveError,
     SetMine,
     Shoot,
     Take,
     Throw,
+    check_command,
     render_action,
     render_command,
     treasure_place,
@@ -377,10 +379,10 @@ PHRASES: Mapping[str, str] = {
     "scream": "A scream is heard!",
     "no_scream": "No scream is heard",
     # actions
-    "shot": "shoot {direction} - {bullets} bullets left, {ground} on the ground",
+    "shot": "shoot {direction} - {bullets_left} left, {ground_words} on the ground",
     "no_bullets": "shoot {direction} - no luck, you have no bullets",
     "cannot_shoot": "shoot {direction} - not allowed: {why}",
-    "blow": "blow the {direction} wall - {grenades} grenades left",
+    "blow": "blow the {direction} wall - {grenades_left} left",
     "no_grenades": "blow the {direction} wall - no luck, you have no grenades",
     "wall_blown": "the wall was blown up",
     "wall_stayed": "the wall stayed",
@@ -418,6 +420,11 @@ WHERE: Mapping[type, str] = {
 _NUMBER = {0: "no", 1: "one", 2: "two", 3: "three"}
 
 
+def count_words(n: int, item: str) -> str:
+    """'no bullets', 'one bullet', 'three grenades'."""
+    return f"{_NUMBER.get(n, str(n))} {item if n == 1 else item + 's'}"
+
+
 def things(counts: Mapping[str, int]) -> str:
     """'a treasure, two bullets and a corpse' from counts by item name."""
     parts = []
@@ -440,6 +447,12 @@ def say(event: Event) -> str:
     for key in ("things",):
         if isinstance(args.get(key), dict):
             args[key] = things(args[key])
+    if isinstance(args.get("bullets"), int):
+        args["bullets_left"] = count_words(args["bullets"], "bullet")
+    if isinstance(args.get("grenades"), int):
+        args["grenades_left"] = count_words(args["grenades"], "grenade")
+    if isinstance(args.get("ground"), int):
+        args["ground_words"] = "none" if args["ground"] == 0 else _NUMBER.get(args["ground"], str(args["ground"]))
     if event.key == "recall" and isinstance(args.get("answers"), list):
         args["answers"] = ", ".join(args["answers"])
     return PHRASES[event.key].format(**args)
@@ -574,6 +587,12 @@ def order_cell(state: State, seat: int, cell: Cell | None) -> tuple[State, tuple
 def play(state: State, seat: int, command: Command) -> tuple[State, tuple[Event, ...]]:
     """One command of `seat`: status and recall are answered at any time and cost nothing;
     a skip or a move is the seat's turn."""
+    if not 0 <= seat < len(state.players):
+        raise RuleError("no_such_player", f"there is no seat {seat}")
+    try:
+        check_command(command)
+    except MoveError as exc:
+        raise RuleError("bad_move", str(exc)) from None
     if command.kind == "status":
         return state, (status_event(state, seat),)
     if command.kind == "recall":
@@ -625,7 +644,7 @@ def _check_turn(state: State, seat: int) -> None:
 def status_event(state: State, seat: int) -> Event:
     """What a player has and how it is (6.4): told to everyone, as all talk is (6.2)."""
     p = state.players[seat]
-    parts = [f"{_NUMBER.get(p.bullets, p.bullets)} bullets", f"{_NUMBER.get(p.grenades, p.grenades)} grenades"]
+    parts = [count_words(p.bullets, "bullet"), count_words(p.grenades, "grenade")]
     if isinstance(p.carries, TreasureItem):
         parts.append("a treasure")
     elif isinstance(p.carries, MineItem):
@@ -869,7 +888,7 @@ class _Work:
             if go == OPPOSITE[way_out]:
                 self.set(seat, outside=None)
                 self.say("returned", seat)
-                self.enter(seat, exit_cell, arrival, cell)
+                self.enter(seat, exit_cell, arrival, None)
             else:
                 self.set(seat, lost=True, outside=None, cell=None)
                 self.say("lost_outside", seat)
@@ -919,8 +938,9 @@ class _Work:
             return target
         return cell
 
-    def enter(self, seat: int, cell: Cell, arrival: _Arrival, came_from: Cell) -> None:
-        """Walking into `cell`: a river carries on, a pit sends on (2.2)."""
+    def enter(self, seat: int, cell: Cell, arrival: _Arrival, came_from: Cell | None) -> None:
+        """Walking into `cell` from `came_from` (None: from outside): a river carries on, a
+        pit sends on (2.2)."""
         kind = self.plan.type_at(cell)
         if isinstance(kind, River):
             target = self.carried(cell)
@@ -934,7 +954,7 @@ class _Work:
         else:
             self.land_on(seat, cell, None, arrival, came_from)
 
-    def land_on(self, seat: int, cell: Cell, key: str | None, arrival: _Arrival, came_from: Cell) -> None:
+    def land_on(self, seat: int, cell: Cell, key: str | None, arrival: _Arrival, came_from: Cell | None) -> None:
         """The movement ends on `cell`; `key` says how (None: the cell's own words)."""
         player = self.players[seat]
         kind = self.plan.type_at(cell)
