@@ -209,3 +209,15 @@ async def test_a_seat_claim_carries_entropy_the_client_library_makes_its_own(tmp
         assert ms.started and ms.entropy[0] == "my lucky number 7"
         assert isinstance(ms.entropy[1], str) and len(ms.entropy[1]) == 64
         int(ms.entropy[1], 16)
+
+
+def test_the_draw_key_is_the_documented_hmac() -> None:
+    """docs/fairness.md gives the key as HMAC-SHA256 keyed by the seed over the prefix and
+    the JSON list of entropies (UTF-8, no spaces): pinned here byte for byte, as a
+    change would move every setup ever drawn from it."""
+    import hashlib
+    import hmac
+
+    message = b'daedalus-draw-key-v2\n["ann\'s own",null,"' + "é".encode() + b'\\"x"]'  # UTF-8
+    expected = hmac.new(SEED, message, hashlib.sha256).digest()
+    assert engine.draw_key(SEED.hex(), ["ann's own", None, 'é"x']) == expected

@@ -198,3 +198,26 @@ def test_receipts_of_another_match_or_forged_ones_prove_nothing(tmp_path: Path) 
         match="simulated", seq=9, digest="00" * 32, commitment=d.ms.commitment, what="ended", round=3,
     )}
     assert "the log ends at entry 4: entries were removed" in check_receipts(entries, [beyond])[1][0]
+
+
+def test_a_receipt_is_signed_over_the_documented_bytes(tmp_path: Path) -> None:
+    """docs/protocol.md and docs/fairness.md say what is signed; a verifier written from
+    them, with the `cryptography` package alone, accepts the server's receipt."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    key = keys.load_or_create(tmp_path / "k.pem")
+    receipt = key.receipt(match="q3Z", seq=7, digest="ab" * 32, commitment="cd" * 32, what="round", round=3)
+    documented = (
+        b"daedalus-receipt-v1\n"
+        + b'{"commitment":"' + b"cd" * 32 + b'","digest":"' + b"ab" * 32
+        + b'","match":"q3Z","round":3,"seq":7,"what":"round"}'
+    )
+    public = Ed25519PublicKey.from_public_bytes(bytes.fromhex(receipt["public_key"]))
+    public.verify(bytes.fromhex(receipt["signature"]), documented)  # raises if not
+    assert receipt["key"] == hashlib_id(bytes.fromhex(receipt["public_key"]))
+
+
+def hashlib_id(public: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(public).hexdigest()[:16]
