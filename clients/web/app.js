@@ -26,6 +26,7 @@ function route() {
       match,
       seat: params.has("seat") ? Number(params.get("seat")) : null,
       token: params.get("token"),
+      board: params.get("board"), // "generic": the state as the server sends it, any game
     });
   } else {
     current = showLobby(root);

@@ -9,7 +9,7 @@ import { announce, api, duration, fill, h, heldSeat, holdSeat, seatLink, seatNam
 
 const LOG_LIMIT = 200;
 
-export function showMatch(root, { match, seat, token }) {
+export function showMatch(root, { match, seat, token, board }) {
   const page = {
     page: "match", match, conn: null, board: null, closed: false,
     close() {
@@ -50,7 +50,7 @@ export function showMatch(root, { match, seat, token }) {
       return;
     }
     const view = publicView.body;
-    const module = { default: await boardOf(view.game) };
+    const module = { default: await boardOf(board === "generic" ? "generic" : view.game) };
     if (page.closed) return;
     page.module = module.default;
     const games = await api("/games");

@@ -115,6 +115,20 @@ async def main(out: Path) -> None:
         await until(phone, "v.started")
         await shoot(phone, out / "keys-to-success-phone-spectator.png")
 
+        # Escalator: six seats, the second step's Fetch to choose.
+        esc = await create(server, "escalator", "escalator", {"step_seconds": 600})
+        await take_seat(desktop, seat_link(server.url, esc, 0, token()), "Icarus", 0)
+        tasks += await bots_for(server, esc, "escalator", range(1, 6))
+        for _ in range(1):
+            await until(desktop, "v.game_state.me.must_fetch && !v.game_state.me.fetch")
+            step = await desktop.evaluate("window.daedalus.view.game_state.step")
+            if await desktop.evaluate("window.daedalus.view.game_state.me.must_decode"):
+                await desktop.get_by_role("button", name="Decode", exact=True).click()
+            await desktop.get_by_role("button", name="Fetch", exact=True).click()
+            await until(desktop, f"v.game_state.step > {step}")
+        await until(desktop, "v.game_state.me.must_fetch")
+        await shoot(desktop, out / "escalator.png")
+
         # The lobby, with the matches above in play and one waiting.
         await create(server, "memory-maze", "minos", {})
         await desktop.goto(f"{server.url}/#")
@@ -126,10 +140,13 @@ async def main(out: Path) -> None:
         await desktop.locator("section.created").screenshot(path=str(out / "lobby-created.png"))
 
         # The replay of a finished match, as seat 0 saw round 3.
-        done = await create(server, "five-card-trick", "dm12", {"rounds": 5})
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            made = (await http.post("/matches", json={"game": "five-card-trick", "options": {"rounds": 5}})).json()
+        done, audit = made["match"], made.get("audit_key")
         finished = await bots_for(server, done, "five-card-trick", range(0, 2))
         await asyncio.wait_for(asyncio.gather(*finished), 30)
-        await desktop.goto(f"{server.url}/#replay={done}&as=0&round=3")
+        # a seat's own view of a match that keeps secrets: with its audit key
+        await desktop.goto(f"{server.url}/#replay={done}&as=0&round=3" + (f"&audit={audit}" if audit else ""))
         await desktop.get_by_role("heading", name="✓ Verified").wait_for()
         await shoot(desktop, out / "replay.png")
 
