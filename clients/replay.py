@@ -126,15 +126,21 @@ class _Replay:
     def fold(self, entry: Entry) -> bool:
         """Fold one entry and print what is wanted of it; False (said why) if it does not fold."""
         from domain import engine
-        from projections.common import project_events
 
         before = self.ms
         try:
-            self.ms, outcome = engine.apply(self.ms, entry)
+            after, outcome = engine.apply(self.ms, entry)
         except engine.IntegrityError as exc:
             if self.say_failure:
                 self.say(f"FAILED at {exc}")
             return False
+        return self.show(entry, before, after, outcome)
+
+    def show(self, entry: Entry, before: MatchState, after: MatchState, outcome: Outcome) -> bool:
+        """Print what is wanted of an entry folded (`before` and `after` it, what it did)."""
+        from projections.common import project_events
+
+        self.ms = after
         round_ = self.host.rules.round_of(before.game_state) if before.started else None
         wanted = self.round_no is None or round_ == self.round_no
         self.seen_round = self.seen_round or wanted
@@ -275,13 +281,20 @@ def _games() -> dict[str, Any]:
     return {name: (h.rules, h.views) for name, h in GAMES.items()}
 
 
-def verify_log(entries: list[Any]) -> tuple[bool, str | None]:
-    """Whether a log verifies, whichever kind it is (and if not, why)."""
+def verify_entries(entries: list[Any]) -> Any:
+    """A log verified, whichever kind it is: a public log that withholds sealed values by
+    projections.seal.verify_public, any other by domain.engine.verify (both answers have
+    `ok`, `failure`, `entries` and `commitment`)."""
     from domain.engine import verify
     from projections.registry import rules_by_name
     from projections.seal import verify_public
 
-    checked = verify_public(_games(), entries) if is_sealed_log(entries) else verify(rules_by_name(), entries)
+    return verify_public(_games(), entries) if is_sealed_log(entries) else verify(rules_by_name(), entries)
+
+
+def verify_log(entries: list[Any]) -> tuple[bool, str | None]:
+    """Whether a log verifies, whichever kind it is (and if not, why)."""
+    checked = verify_entries(entries)
     return checked.ok, checked.failure
 
 
@@ -332,15 +345,23 @@ def _print_public(
     from projections.contract import SPECTATOR
     from projections.seal import public_history
 
+    checked, logged = public_history(_games(), list(entries))
+    terminal = TERMINALS.get(host.rules.name)
+    if checked.ok and checked.withheld == 0 and logged:
+        # It withholds nothing: its one possible match is the match, printed as any log.
+        replay = _Replay(
+            host, terminal, logged[0].before, out, round_no=round_no, viewer=viewer, say_failure=say_failure
+        )
+        for item in logged:
+            replay.show(item.entry, item.before, item.after, item.outcome)
+        return replay.finish()
     if viewer is not None and viewer.seat is not None:
         print(
-            "a public log withholds what the rules keep secret: a seat's view needs the log "
-            "in clear (--unseal with the match's audit key)",
+            "this public log withholds what the rules keep secret: a seat's view needs the "
+            "log in clear (--unseal with the match's audit key)",
             file=out,
         )
         return False
-    checked, logged = public_history(_games(), list(entries))
-    terminal = TERMINALS.get(host.rules.name)
     print("public log: what the rules keep secret is withheld (sealed)", file=out)
     shown_round: int | None = None
     seen_round = round_no is None

@@ -16,8 +16,7 @@ import pytest
 
 from clients.bots import bot_factory, play_bot
 from clients.client import DaedalusHttp, MatchConnection
-from domain.engine import verify
-from projections.registry import rules_by_name
+from clients.replay import verify_entries
 from server.main import EmbeddedServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +87,7 @@ async def test_thirteen_websocket_bots_a_spectator_and_replay_verify() -> None:
                     assert set(event) <= {"type", "round", "deadline", "at", "seat", "name"}, event
 
         entries = await http.log(match)
-        assert verify(rules_by_name(), entries).ok
+        assert verify_entries(entries).ok  # (the public log)
         replay = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "clients.cli", "replay", match, "--server", srv.url, "--verify",
             cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
