@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -13,6 +16,7 @@ from domain.games.labyrinth.moves import Command, Shoot, parse_command
 from domain.games.labyrinth.plan import Cell, Plan
 from domain.games.labyrinth.plan_text import parse_plan
 from domain.games.labyrinth.rules import (
+    GAME_OPTIONS,
     OPTIONS,
     CorpseItem,
     Event,
@@ -862,3 +866,12 @@ def test_a_command_the_rules_cannot_read_is_refused() -> None:
         play(state, 0, Command(before=(Shoot("up"),)))
     with pytest.raises(RuleError, match="no seat 5"):
         play(state, 5, parse_command("status"))
+
+
+def test_the_rules_page_lists_every_option_of_the_game_with_its_default() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "rules" / "labyrinth.md").read_text()
+    section = page.split("### The game's options", 1)[1]
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, re.MULTILINE))
+    assert set(rows) == {o.name for o in GAME_OPTIONS}
+    for option in GAME_OPTIONS:
+        assert rows[option.name].strip() == json.dumps(option.default), option.name
