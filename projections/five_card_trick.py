@@ -369,7 +369,9 @@ class FiveCardTrickSeals:
                 elif isinstance(event, RoundResolved):
                     for seat, result in enumerate(event.seats):
                         if result.block is not None and not _block_resolved_in(result):
-                            add(pending[seat], fields=("block",), outcome=True)
+                            counted = pending.get(seat)  # (a Block named in a submission)
+                            if counted is not None:
+                                add(counted, fields=("block",), outcome=True)
                             add(item.entry.seq, outcome=True)
                     pending.clear()
                 elif isinstance(event, RoundReplayed | GameOver):
