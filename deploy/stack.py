@@ -270,7 +270,7 @@ class Stack:
         port = self.server_ports[index]
         log = open(self.dir / f"server-{index}.log", "ab")  # noqa: SIM115 (the process keeps it)
         env = dict(self.env, REDIS_URL=self.redis_url or "", DAEDALUS_LOG_LEVEL=self.env.get(
-            "DAEDALUS_LOG_LEVEL", "info"))
+            "DAEDALUS_LOG_LEVEL", "info"), DAEDALUS_KEY_FILE=str(self.dir / "server-key.pem"))
         self.servers[index] = subprocess.Popen(
             [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
              "--port", str(port)],
