@@ -10,6 +10,12 @@ function cap(word) {
   return word ? word[0].toUpperCase() + word.slice(1) : "";
 }
 
+/** The theme's word for a card when it is not just its number ("dagger" for 1). */
+function cardWord(t, value) {
+  const word = t.card_names && t.card_names[String(value)];
+  return word && !word.endsWith(` ${value}`) ? word : null;
+}
+
 function name(view, seat) {
   const s = view.seats[seat];
   return s && s.name ? s.name : `seat ${seat}`;
@@ -168,7 +174,7 @@ class Board {
           this.cards = chosen ? this.cards.filter((x) => x !== i) : [...this.cards, i];
           this.update(this.view, [], this.ctx);
         },
-      }, value));
+      }, value, cardWord(t, value) ? h("small", { "aria-hidden": "true" }, cardWord(t, value)) : null));
     });
     const strength = this.cards.reduce((sum, i) => sum + me.hand[i], 0);
     const submit = h("button", { type: "button", class: "primary", "aria-describedby": "kts-move-feedback", dataset: { key: "submit" },
