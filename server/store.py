@@ -831,9 +831,11 @@ class EventStore:
     async def _read_nodes(self, after: Mapping[str, str]) -> dict[str, list[tuple[str, bytes]]]:
         """One round of a cluster's `follow`: the streams grouped by the node owning their
         slot (the client's slot map), one CLUSTER_FOLLOW_SCRIPT per node, all at once.
-        A node that fails is asked again next round, after the slot map is read again
-        (a failover, a slot moved) and its connection dropped; if no node found anything,
-        the error is raised (the follower says so and tries again)."""
+        A node that fails has its connection dropped and the slot map read again (a
+        failover, a slot moved), and the error is raised, whatever the others found (read
+        again next time): the follower says the store is away, waits until every master
+        answers (`follows_id`) and then checks the logs it holds (a failover may have
+        lost entries)."""
         cluster = cast(RedisCluster, self.reads)
         await cluster.initialize()
         slots = cluster.nodes_manager.slots_cache
@@ -863,8 +865,7 @@ class EventStore:
         if failed is not None:
             with contextlib.suppress(Exception):
                 await cluster.nodes_manager.initialize()
-            if not found:
-                raise failed
+            raise failed
         return found
 
     async def _read_node(
@@ -918,9 +919,9 @@ class EventStore:
 
     async def follows_id(self) -> int:
         """The Redis client id of the connection `follow` blocks on (on a cluster, which
-        does not block, 1 once the cluster answers)."""
+        does not block, 1 once every master answers)."""
         if self.cluster:
-            await self.reads.ping()
+            await self.reads.ping(target_nodes=RedisCluster.PRIMARIES)
             return 1
         return int(await self.follows.client_id())
 
