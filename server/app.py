@@ -57,6 +57,7 @@ from server.messages import (
     protocol_schema,
 )
 from server.messages import client_decoder as _client_decoder
+from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from server.storage import Store
 from server.store import UNAVAILABLE, EventStore
 
@@ -202,6 +203,7 @@ STORE_UNAVAILABLE_HELLO = "the match store did not answer: say hello again in a 
 async def store_unavailable(request: Request, exc: Exception) -> Response:
     """Any HTTP request that needed Redis while it could not be reached: 503."""
     log.warning("store_unavailable", path=request.url.path, error=repr(exc))
+    _hub(request).metrics.redis_error("http")
     return http_error(
         503, "store_unavailable", "the match store did not answer: try again in a moment"
     )
@@ -288,6 +290,11 @@ async def health(request: Request) -> JSONResponse:
     except Exception as exc:
         return JSONResponse({"ok": False, "error": repr(exc)}, status_code=503)
     return JSONResponse({"ok": ok, "resuming": hub.to_resume})
+
+
+async def metrics(request: Request) -> Response:
+    """This process's metrics in Prometheus's text format (server/metrics.py)."""
+    return Response(_hub(request).metrics.text(), media_type=METRICS_CONTENT_TYPE)
 
 
 async def list_games(request: Request) -> JSONResponse:
@@ -729,7 +736,11 @@ class Connection:
                 break
             await self.ws.send_text(frame.decode())
         if self.queue.overflowed.is_set():
-            log.info("slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat)
+            self.hub.metrics.send_queue_overflows.inc()
+            log.info(
+                "slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat,
+                game=self.runner and self.runner.current.game,
+            )
             with contextlib.suppress(Exception):
                 await self.ws.close(code=CLOSE_TOO_SLOW, reason="too slow: resume from your last seq")
         elif self.queue.close_code is not None:  # refused, or the match expired
@@ -819,6 +830,7 @@ class Connection:
             return
         except UNAVAILABLE as exc:
             log.warning("store_unavailable", match=msg.match, error=repr(exc))
+            self.hub.metrics.redis_error("hello")
             self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_HELLO))
             return
         if msg.token is not None and seat is None:
@@ -860,28 +872,35 @@ class Connection:
             return
         self.runner, self.seat, self.sub = runner, seat, sub
         self.bucket = lease.bucket
+        if isinstance(since, int) and since > 0:
+            self.hub.metrics.resumes.inc()
         log.info("viewer_joined", match=runner.match_id, seat=seat, since=msg.since)
 
     async def command(self, msg: Command) -> None:
+        outcome = await self._command(msg)
+        self.hub.metrics.command(self.runner.current.game if self.runner else "", outcome)
+
+    async def _command(self, msg: Command) -> str:
+        """Answer a command; what became of it (server/metrics.py OUTCOMES)."""
         cid = msg.id
         runner = self.runner
         if runner is None:
             self.reply(error_frame("not_ready", "send a hello first", cid))
-            return
+            return "error"
         if self.seat is None:
             self.reply(error_frame("not_a_player", "spectators cannot send commands", cid))
-            return
+            return "error"
         if not 1 <= len(cid) <= 64 or not cid.isprintable():
             self.reply(error_frame("bad_id", "a command id is 1 to 64 printable characters", cid))
-            return
+            return "error"
         if runner.current.ended:
             self.reply(_rejected(cid, "match_over", "the match is over"))
-            return
+            return "rejected"
         try:
             command = engine.decode_command(runner.hosted.rules, msg.command)
         except msgspec.ValidationError as exc:
             self.reply(_rejected(cid, "bad_command", str(exc)))
-            return
+            return "rejected"
         body = to_builtins(command)
         try:
             done = await runner.submit(
@@ -889,11 +908,12 @@ class Connection:
             )
         except Busy as exc:
             self.reply(error_frame("busy", str(exc), cid))
-            return
+            return "error"
         except UNAVAILABLE as exc:
             log.warning("store_unavailable", match=runner.match_id, seat=self.seat, cid=cid, error=repr(exc))
+            self.hub.metrics.redis_error("command")
             self.reply(error_frame("store_unavailable", STORE_UNAVAILABLE_COMMAND, cid))
-            return
+            return "error"
         assert done is not None
         if done.duplicate and not same_body(runner.core.entry(done.seq).body, body):
             client_error("id_reused", match=runner.match_id, seat=self.seat, cid=cid)
@@ -903,7 +923,7 @@ class Connection:
                 "give each command an id of its own",
                 cid,
             ))
-            return
+            return "error"
         rej = done.outcome.rejection
         if rej is not None:
             self.reply(_rejected(cid, rej.code, rej.reason, duplicate=done.duplicate))
@@ -920,6 +940,7 @@ class Connection:
             "command", match=runner.match_id, seat=self.seat, cid=cid, seq=done.seq,
             rejected=rej.code if rej else None, duplicate=done.duplicate,
         )
+        return "duplicate" if done.duplicate else "rejected" if rej is not None else "accepted"
 
 
 def same_body(a: Any, b: Any) -> bool:
@@ -940,9 +961,11 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         return
     await ws.accept()
     conn = Connection(ws, ws.app.state.hub, settings)
+    conn.hub.metrics.connections.inc()
     try:
         await conn.run()
     finally:
+        conn.hub.metrics.connections.dec()
         if ws.client_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await ws.close()
@@ -1015,6 +1038,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     routes = [
         Route("/", home),
         Route("/health", health),
+        Route("/metrics", metrics),
         Route("/games", list_games),
         Route("/schema", schema),
         Route("/key", public_key),

@@ -98,6 +98,9 @@ class Folded(Generic[K]):
     # is folded already: its log no longer holds what was folded here (see
     # MatchCore.resync). The fold stopped there.
     behind: bool = False
+    # A round (or the match) ended with these entries: the log time in ms from the round's
+    # first command to the entry that ended it (server/metrics.py, round latency).
+    round_ms: int | None = None
 
 
 @dataclass
@@ -142,6 +145,7 @@ class MatchCore(Generic[K]):
         self.key = key
         # The latest checkpoint a receipt is given for: (seq, digest, what, round).
         self.checkpoint: tuple[int, str, str, int | None] | None = None
+        self._round_first: int | None = None  # ts of the current round's first command
         self.match_id: str = first.body["match"]
         self.hosted: Hosted = game if game is not None else hosted(first.body["game"])
         ms = engine.open_match(self.hosted.rules, first)
@@ -333,6 +337,12 @@ class MatchCore(Generic[K]):
             self._checkpoints[ms.seq] = ms
         self.stream_id = sid
         what = self._checkpoint(before, ms, entry) if ms.started and not was_over else None
+        if entry.kind == "command" and self._round_first is None and before.started:
+            self._round_first = entry.ts
+        if what in ("round", "ended"):
+            if self._round_first is not None:
+                out.round_ms = entry.ts - self._round_first
+            self._round_first = None
         if self._viewers:
             self._broadcast(entry.seq, ms, outcome, out.sends, what)
         if ms.ended and not was_over:

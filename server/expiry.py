@@ -134,6 +134,7 @@ class Expiry:
                 self._arm(runner, self.RETRY_CONFLICT_S)
             return False
         if status == "expired":
+            self.hub.metrics.match("expired")
             log.info(
                 "match_expired", match=match_id, reason="unfilled", game=ms.game,
                 seats=ms.seats, taken=taken, created=ms.created,

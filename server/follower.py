@@ -93,6 +93,7 @@ class Follower:
 
     def _failing(self, now: float, exc: Exception) -> None:
         """A failed read: said at once, then every 30 s while the store stays away."""
+        self.hub.metrics.redis_error("follow")
         if self._down_since is None:
             self._down_since = now
         if self._said_at is None or now - self._said_at >= 30:

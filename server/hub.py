@@ -35,6 +35,7 @@ from server.follower import Follower
 from server.ids import new_match_id
 from server.keys import ServerKey
 from server.limits import Limits
+from server.metrics import Metrics
 from server.storage import Store
 from server.store import UNAVAILABLE
 from server.streams import Streams
@@ -240,7 +241,8 @@ class MatchRunner:
         ms = self.current
         winner = ms.result.winner if ms.result else None
         if announce:
-            log.info("match_over", match=self.match_id, winner=winner)
+            log.info("match_over", match=self.match_id, game=ms.game, winner=winner)
+            self.hub.metrics.match("finished")
         else:
             log.debug("match_over_folded", match=self.match_id, winner=winner)
         self.hub.spawn(self.store.mark_over(self.match_id))
@@ -388,6 +390,7 @@ class MatchRunner:
                 if isinstance(decided, Answer):
                     return decided.submitted
                 taken = decided.seat if token_hash is not None else None
+                started = time.perf_counter()
                 result = await self.store.append(
                     self.match_id,
                     decided.entry,
@@ -396,6 +399,8 @@ class MatchRunner:
                     token_hash=token_hash if taken is not None else None,
                     seat=taken,
                 )
+                metrics = self.hub.metrics
+                metrics.append_seconds.observe(time.perf_counter() - started)
                 if result.status == "ok":
                     assert result.stream_id is not None
                     if token_hash is not None and taken is not None:
@@ -403,8 +408,12 @@ class MatchRunner:
                     done, folded = self.core.appended(result.stream_id, decided)
                     if kind != "tick":
                         self.touch()
+                    if folded.round_ms is not None:
+                        metrics.round_ended(self.current.game, folded.round_ms)
                     self._deliver(folded, own=True)
                     return done
+                if result.status == "conflict":
+                    metrics.append_conflicts.inc()
                 await self._catch_up_locked(conflict=result.status == "conflict")
                 if self.expired is not None:
                     raise MatchExpired(self.match_id, self.expired)
@@ -413,6 +422,7 @@ class MatchRunner:
                     found = self.core.duplicate(result.seq)
                     if found is not None:
                         return found
+                metrics.append_retries.inc()
             raise Busy(f"match {self.match_id} is too busy; try again")
 
     # -- background --------------------------------------------------------------------------
@@ -488,6 +498,8 @@ class MatchRunner:
             # 0.2 s, then less and less often, at the longest every 5 s.
             if not self._tick_failures:
                 log.warning("tick_error", match=self.match_id, error=repr(exc))
+            if isinstance(exc, UNAVAILABLE):
+                self.hub.metrics.redis_error("tick")
             await asyncio.sleep(min(5.0, 0.2 * 2**self._tick_failures))
             self._tick_failures += 1
         if self._ticking is asyncio.current_task():
@@ -533,6 +545,7 @@ class Hub:
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None
         self._sweeper: asyncio.Task[None] | None = None  # lets go of idle runners
+        self.metrics = Metrics(self)  # GET /metrics (server/metrics.py)
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -633,6 +646,7 @@ class Hub:
             if await self.store.create(match_id, entry):
                 runner = await self.runner(match_id)
                 log.info("match_created", match=match_id, game=game, variant=runner.current.variant)
+                self.metrics.match("created")
                 return runner.current
             if wanted is not None:  # created by an earlier request under the same key
                 return (await self.runner(wanted)).current

@@ -1,0 +1,145 @@
+"""The server's metrics, served at `GET /metrics` in Prometheus's text format.
+
+One `Metrics` per hub (so per application): its own registry, never the client library's
+global one, so that several applications in one process (tests, an embedded server)
+count apart. Everything the server counts goes through the methods here; the rest of
+the server calls them from a handful of places (server/app.py, server/hub.py, the
+follower and the expiry). The gauges that mirror what the hub holds (runners, viewers,
+followed matches) are read when /metrics is asked for, not kept up to date per command.
+
+A command costs one counter increment (its child for the game and outcome is looked up
+once and kept) and an append one histogram observation: docs/performance.md, "Metrics".
+
+What each metric means, and the alerts worth setting on them: deploy/README.md,
+"Metrics and alerts".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
+
+if TYPE_CHECKING:
+    from server.hub import Hub
+
+# What became of a command a player sent (server/app.py, Connection.command).
+OUTCOMES = ("accepted", "rejected", "duplicate", "error")
+
+# Seconds: an append is a Redis round trip (a millisecond or less on one host) unless
+# Redis is slow, far, or waits for replicas.
+APPEND_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+# Seconds: a round lasts from a fraction of a second (bots) to its clock (minutes).
+ROUND_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+# The text format generate_latest writes, as every Prometheus reads it (the client's
+# CONTENT_TYPE_LATEST names format 1.0.0 in its recent versions, which older servers
+# do not know; every name here is one the older format allows).
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    """The counters, gauges and histograms of one hub (see the module docstring)."""
+
+    def __init__(self, hub: Hub | None = None) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        # The process's start time, CPU, memory and descriptors (process_*): a restart
+        # shows as a new process_start_time_seconds.
+        ProcessCollector(registry=r)
+        self._commands = Counter(
+            "daedalus_commands", "Commands players sent, by game and outcome "
+            "(accepted, rejected by the rules, duplicate of one sent before, error: not "
+            "applied, e.g. the store was away or the match busy).",
+            ["game", "outcome"], registry=r,
+        )
+        self._command_children: dict[tuple[str, str], Any] = {}
+        self.append_seconds = Histogram(
+            "daedalus_append_seconds", "Time of one conditional append to the store (a "
+            "command, a join or a tick), answer included, whatever the answer.",
+            buckets=APPEND_BUCKETS, registry=r,
+        )
+        self.append_conflicts = Counter(
+            "daedalus_append_conflicts", "Appends refused because another process had "
+            "appended to the match first (its entry is folded and the command decided again).",
+            registry=r,
+        )
+        self.append_retries = Counter(
+            "daedalus_append_retries", "Entries decided again after an append that did not "
+            "land (a conflict, or a command key held by an entry not folded here yet).",
+            registry=r,
+        )
+        self._round_seconds = Histogram(
+            "daedalus_round_seconds", "Log time from a round's first command to the entry "
+            "that ended the round (its last submission or its clock's tick), by game; "
+            "counted by the process that appended that entry.",
+            ["game"], buckets=ROUND_BUCKETS, registry=r,
+        )
+        self.connections = Gauge(
+            "daedalus_connections", "Websocket connections open on this process.", registry=r
+        )
+        self.send_queue_overflows = Counter(
+            "daedalus_send_queue_overflows", "Connections closed with 4008 because their "
+            "reader fell more than the send queue behind (they resume from their last seq).",
+            registry=r,
+        )
+        self._redis_errors = Counter(
+            "daedalus_redis_errors", "Requests and background work that found the store "
+            "away (store_unavailable answered, a tick or a follow read failed), by where.",
+            ["where"], registry=r,
+        )
+        self.resumes = Counter(
+            "daedalus_resumes", "Hellos that resumed a stream (since > 0).", registry=r
+        )
+        self._matches = Counter(
+            "daedalus_matches", "Matches created, finished (counted by the process that "
+            "appended the last entry) and expired (unfilled), by event.",
+            ["event"], registry=r,
+        )
+        for event in ("created", "finished", "expired"):
+            self._matches.labels(event)
+        if hub is not None:
+            self.watch(hub)
+
+    def watch(self, hub: Hub) -> None:
+        """The gauges read from `hub` when /metrics is asked for."""
+        r = self.registry
+        Gauge(
+            "daedalus_viewers", "Viewers (players, spectators, auditors) subscribed to a "
+            "match on this process.", registry=r,
+        ).set_function(lambda: sum(len(runner.subscribers) for runner in list(hub.runners.values())))
+        Gauge(
+            "daedalus_matches_loaded", "Matches this process holds in memory.", registry=r
+        ).set_function(lambda: len(hub.runners))
+        Gauge(
+            "daedalus_followed_matches", "Unfinished matches whose streams this process follows.",
+            registry=r,
+        ).set_function(lambda: len(hub.follower.runners))
+
+    # -- what the server calls ------------------------------------------------------------
+
+    def command(self, game: str, outcome: str) -> None:
+        child = self._command_children.get((game, outcome))
+        if child is None:
+            child = self._command_children[(game, outcome)] = self._commands.labels(game, outcome)
+        child.inc()
+
+    def round_ended(self, game: str, ms: int) -> None:
+        self._round_seconds.labels(game).observe(ms / 1000)
+
+    def redis_error(self, where: str) -> None:
+        self._redis_errors.labels(where).inc()
+
+    def match(self, event: str) -> None:
+        self._matches.labels(event).inc()
+
+    def text(self) -> bytes:
+        """Every metric in Prometheus's text format."""
+        return bytes(generate_latest(self.registry))

@@ -1,0 +1,132 @@
+"""GET /metrics: the counters and gauges move by what a short match did (server/metrics.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from server.config import Settings
+from server.main import EmbeddedServer
+from server.metrics import Metrics
+from tests import toygame
+from tests.wsutil import Raw, new_match
+
+toygame.install()
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+async def scrape(base: str) -> Samples:
+    async with httpx.AsyncClient(base_url=base) as http:
+        r = await http.get("/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(r.text)
+        for s in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
+    return value(after, name, **labels) - value(before, name, **labels)
+
+
+@pytest.fixture
+async def srv() -> AsyncIterator[EmbeddedServer]:
+    async with EmbeddedServer(Settings(rate=200, burst=400)) as s:
+        yield s
+
+
+async def until_gauge(base: str, name: str, wanted: float) -> Samples:
+    for _ in range(100):
+        samples = await scrape(base)
+        if value(samples, name) == wanted:
+            return samples
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{name} stayed at {value(samples, name)}, not {wanted}")
+
+
+async def test_metrics_move_by_what_a_match_did(srv: EmbeddedServer) -> None:
+    before = await scrape(srv.url)
+    assert value(before, "process_start_time_seconds") > 0
+    match, tokens = await new_match(srv.url, "toy", {"turn_ms": 60_000})
+    players = [await Raw.open(srv.ws_url) for _ in tokens]
+    for raw, token in zip(players, tokens, strict=True):
+        assert (await raw.hello(match, token))["type"] == "welcome"
+    watcher = await Raw.open(srv.ws_url)
+    assert (await watcher.hello(match, since=1))["type"] == "welcome"  # a resume
+
+    during = await until_gauge(srv.url, "daedalus_connections", 3)
+    assert value(during, "daedalus_viewers") == 3
+    assert value(during, "daedalus_followed_matches") == 1
+
+    out_of_turn = await players[1].command("early", {"type": "add", "n": 1})
+    assert out_of_turn["type"] == "rejected" and out_of_turn["code"] == "not_your_turn"
+    bad = await players[0].command("bad", {"type": "nope"})
+    assert bad["type"] == "rejected"
+    accepted = 0
+    turn = 0
+    while True:
+        answer = await players[turn].command(f"c{accepted}", {"type": "add", "n": 3})
+        assert answer["type"] == "ack", answer
+        accepted += 1
+        if accepted == 1:  # the same command again: a duplicate
+            again = await players[0].command("c0", {"type": "add", "n": 3})
+            assert again["type"] == "ack" and again["duplicate"] is True
+        async with httpx.AsyncClient(base_url=srv.url) as http:
+            status = (await http.get(f"/matches/{match}")).json()
+        if status["ended"]:
+            break
+        turn = 1 - turn
+    for raw in [*players, watcher]:
+        await raw.close()
+
+    after = await until_gauge(srv.url, "daedalus_connections", 0)
+    game = {"game": "toy"}
+    assert moved(before, after, "daedalus_commands_total", outcome="accepted", **game) == accepted
+    assert moved(before, after, "daedalus_commands_total", outcome="rejected", **game) == 2
+    assert moved(before, after, "daedalus_commands_total", outcome="duplicate", **game) == 1
+    assert moved(before, after, "daedalus_commands_total", outcome="error", **game) == 0
+    assert moved(before, after, "daedalus_matches_total", event="created") == 1
+    assert moved(before, after, "daedalus_matches_total", event="finished") == 1
+    assert moved(before, after, "daedalus_matches_total", event="expired") == 0
+    assert moved(before, after, "daedalus_resumes_total") == 1
+    # Appends tried: two joins, the out-of-turn command (the match had started), each
+    # accepted command and the duplicate (the store finds its key); not the bad command,
+    # refused before the rules saw it.
+    assert moved(before, after, "daedalus_append_seconds_count") == 2 + 1 + accepted + 1
+    assert moved(before, after, "daedalus_append_conflicts_total") == 0
+    # Each accepted add ends a round of the toy game, the last one the match.
+    assert moved(before, after, "daedalus_round_seconds_count", **game) == accepted
+    assert moved(before, after, "daedalus_send_queue_overflows_total") == 0
+    assert value(after, "daedalus_viewers") == 0
+    assert value(after, "daedalus_followed_matches") == 0
+
+
+async def test_each_app_counts_apart(srv: EmbeddedServer) -> None:
+    """Two servers in one process: each has its own registry, not the global one."""
+    async with EmbeddedServer(Settings()) as other:
+        await new_match(srv.url, "toy")
+        mine, theirs = await scrape(srv.url), await scrape(other.url)
+    assert value(mine, "daedalus_matches_total", event="created") == 1
+    assert value(theirs, "daedalus_matches_total", event="created") == 0
+
+
+def test_a_conflict_and_a_store_error_are_counted() -> None:
+    metrics = Metrics()
+    metrics.append_conflicts.inc()
+    metrics.redis_error("tick")
+    metrics.command("toy", "error")
+    text = metrics.text().decode()
+    assert "daedalus_append_conflicts_total 1.0" in text
+    assert 'daedalus_redis_errors_total{where="tick"} 1.0' in text
+    assert 'daedalus_commands_total{game="toy",outcome="error"} 1.0' in text
