@@ -168,6 +168,8 @@ def test_three_or_more_pickers_disable_the_command_and_none_of_them_uses_it() ->
     assert refused(s, 0, fetch(s, 0, "Shove", 3)).code == "disabled"
     # a crowded-out command was not used on anyone: the limits do not count it
     assert esc.pair_colours(s, 0, 1) == ()
+    # and its pickers did submit: no missed-Fetch drop
+    assert r.missed == (3, 5) and levels(s) == [20, 20, 20, 18, 20, 18]
 
 
 def test_a_command_used_in_a_round_is_disabled() -> None:
