@@ -29,8 +29,9 @@ from domain.contract import OptionsError
 from projections import seal
 from projections.common import seals
 from projections.contract import SPECTATOR, Viewer
-from projections.registry import GAMES, UnknownGame, resolve_game
+from projections.registry import GAMES, Hosted, UnknownGame, hosted, resolve_game
 from server import keys, logs
+from server.archive import ArchiveDir
 from server.config import Settings
 from server.hub import (
     Busy,
@@ -674,13 +675,34 @@ def _release(request: Request, runner: MatchRunner) -> None:
 async def match_log(request: Request) -> Response:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
+        if runner.status_code == 404:  # archived (server/archive.py)?
+            return await _archived_log(request) or runner
         return runner
     if not runner.current.ended:
         return http_error(409, "match_not_over", "the log is published when the match is over")
     entries = await runner.store.read(runner.match_id)
     _release(request, runner)
+    if not entries:  # archived since this process loaded it
+        return await _archived_log(request) or http_error(404, "unknown_match", "no such match")
     logged: list[Any] = [entry for _sid, entry in entries]
-    key = runner.current.audit_key
+    return await _log_response(request, runner.hosted, logged, runner.current.audit_key)
+
+
+async def _archived_log(request: Request) -> Response | None:
+    """The log of a match archived in Settings.archive (None: it is not there), served
+    as GET /matches/{id}/log served it from the store."""
+    folder = _hub(request).settings.archive
+    if folder is None:
+        return None
+    logged = await asyncio.to_thread(ArchiveDir(folder).read, request.path_params["match_id"])
+    if not logged:
+        return None
+    host = hosted(str(logged[0].body["game"]))
+    key = engine.open_match(host.rules, logged[0]).audit_key
+    return await _log_response(request, host, list(logged), key)
+
+
+async def _log_response(request: Request, host: Hosted, logged: list[Any], key: bytes | None) -> Response:
     if key is not None:  # a match that seals (log version 3): docs/fairness.md
         given = request.query_params.get("audit") or request.headers.get("audit-key")
         if given is not None and not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
