@@ -875,3 +875,14 @@ def test_the_rules_page_lists_every_option_of_the_game_with_its_default() -> Non
     assert set(rows) == {o.name for o in GAME_OPTIONS}
     for option in GAME_OPTIONS:
         assert rows[option.name].strip() == json.dumps(option.default), option.name
+
+
+def test_a_player_who_dies_on_arrival_picks_nothing_up() -> None:
+    state = game(WATER, [(3, 2), (2, 3)])
+    state = msgspec.structs.replace(state, mites={(3, 3): (1, 0)})
+    state = changed(state, 0, wounded=True, bullets=0, carries=None, grenades=1)
+    state = lying(state, (3, 3), grenades=2)
+    state, said = move(state, 0, "go right")
+    assert "Player 1 died of encephalitis" in said
+    assert state.players[0].grenades == 0
+    assert state.pile((3, 3)) == Pile(grenades=3, corpses=(0,))

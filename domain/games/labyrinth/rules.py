@@ -1037,6 +1037,8 @@ class _Work:
         if found:
             self.say("found", seat, things=found)
         self.infection(seat, cell)
+        if not self.players[seat].alive:
+            return found
         picked = self.pick_up(seat, cell)
         if picked:
             self.say("picked", seat, to=(), things=picked)

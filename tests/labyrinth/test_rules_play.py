@@ -1,0 +1,94 @@
+"""Labyrinth: random matches on generated plans keep the rules' invariants."""
+
+from __future__ import annotations
+
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from domain.games.labyrinth.generate import GenerateOptions, generate
+from domain.games.labyrinth.moves import Command
+from domain.games.labyrinth.rules import (
+    CorpseItem,
+    RuleError,
+    State,
+    TreasureItem,
+    choose_start,
+    configure,
+    order_cell,
+    play,
+    say,
+    start_game,
+)
+from domain.games.labyrinth.validate import river_sources
+from domain.rng import Rng
+from tests.labyrinth.test_moves import commands
+
+
+def check(state: State) -> None:
+    """What holds after every command."""
+    assert (state.phase == "over") == (state.outcome is not None)
+    sources = set(river_sources(state.plan))
+    seen_treasures: list[int] = []
+    seen_corpses: list[int] = []
+    for p in state.players:
+        assert 0 <= p.bullets <= 3 and 0 <= p.grenades <= 3
+        if p.wounded or p.infected:
+            assert p.bullets == 0
+            assert p.carries is None
+        if not p.alive:
+            assert (p.carries, p.bullets, p.grenades) == (None, 0, 0)
+        if p.in_play:
+            assert p.cell in state.plan and p.cell not in sources
+        if isinstance(p.carries, TreasureItem):
+            seen_treasures.append(p.carries.id)
+        if isinstance(p.carries, CorpseItem):
+            seen_corpses.append(p.carries.seat)
+    for cell, pile in state.piles.items():
+        assert cell in state.plan
+        assert min(pile.bullets, pile.grenades, pile.landmines, pile.armed) >= 0
+        seen_treasures += pile.treasures
+        seen_corpses += pile.corpses
+    assert len(seen_treasures) == len(set(seen_treasures))
+    assert len(seen_corpses) == len(set(seen_corpses))
+    assert all(not state.players[s].alive for s in seen_corpses)
+    true = state.truth.index(True)
+    if state.outcome is None or state.outcome.reason not in ("treasure", "treasure_lost"):
+        assert true in seen_treasures
+
+
+@settings(max_examples=40, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(seed=st.integers(0, 10**6), players=st.integers(2, 4), data=st.data())
+def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.DataObject) -> None:
+    rng = Rng(seed.to_bytes(4, "big"), "setup")
+    board = generate(GenerateOptions(rows=4, columns=5, players=players), rng)
+    options = configure({"nstop": 8, "shared_starts": data.draw(st.booleans())})
+    state, events = start_game(board, players, options, Rng(seed.to_bytes(4, "big"), "order"))
+    cells = sorted(board.cells)
+    while state.phase == "start":
+        seat = next(s for s in state.order if s not in state.choices)
+        cell = data.draw(st.sampled_from([c for c in cells if c not in state.refused.get(seat, ())]))
+        state, events = choose_start(state, seat, cell)
+        for event in events:
+            say(event)
+    check(state)
+    for _ in range(60):
+        if state.phase == "over":
+            break
+        seat = state.order[state.turn]
+        if state.players[seat].may_order and data.draw(st.booleans()):
+            ordered, events = order_cell(state, seat, data.draw(st.sampled_from(cells)))
+            for event in events:
+                say(event)
+            state = ordered
+        command: Command = data.draw(commands())
+        try:
+            new, events = play(state, seat, command)
+        except RuleError as exc:
+            assert exc.code == "outside" or (exc.code == "no_such_player" and command.kind == "recall")
+            continue
+        for event in events:
+            say(event)
+        if command.kind in ("status", "recall"):
+            assert new == state
+        state = new
+        check(state)
