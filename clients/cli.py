@@ -5,6 +5,7 @@
     daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
+    daedalus archive --older-than AGE [--to DIR] [--redis-url URL] [--dry-run]   (server/archive.py)
     daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]   (Labyrinth plans: clients/plan_cli.py)
     daedalus plan check FILE [--players N] [--option KEY=VALUE ...] [--json]
     daedalus plan generate [--seed S] [--size WxH] [--players N] [--option KEY=VALUE ...] [--out FILE] [--svg OUT.svg]
@@ -211,6 +212,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+    archive = sub.add_parser(
+        "archive", help="move finished matches out of Redis into verified log files",
+        description="Write every finished match whose last entry is older than AGE to "
+        "DIR/<match id>.jsonl (the log as stored, verified as replay --verify verifies it, "
+        "written and read back), then remove its keys from Redis. A match not over, or "
+        "whose log or file does not verify, stays in Redis. A server with DAEDALUS_ARCHIVE=DIR "
+        "serves the archived logs at GET /matches/ID/log as before.",
+    )
+    archive.add_argument(
+        "--older-than", required=True, metavar="AGE",
+        help="archive matches finished longer ago than AGE: a number and s, m, h, d or w (7d, 12h)",
+    )
+    archive.add_argument(
+        "--to", default=None, metavar="DIR",
+        help="the archive directory (default: DAEDALUS_ARCHIVE; an s3:// address is not supported)",
+    )
+    archive.add_argument(
+        "--redis-url", default=None, help="Redis to archive from (default: REDIS_URL; "
+        "DAEDALUS_REDIS_CLUSTER=1 for a cluster)",
+    )
+    archive.add_argument(
+        "--dry-run", action="store_true",
+        help="only say which matches would be archived: write and remove nothing (default: off)",
+    )
 def _viewer_arg(text: str) -> Any:
     """`--as`: a seat number or 'spectator', as a projections Viewer."""
     from projections.contract import SPECTATOR, Viewer
@@ -230,7 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from clients.plan_cli import cmd_plan
 
-    handler = {"serve": cmd_serve, "play": cmd_play, "bots": cmd_bots, "replay": cmd_replay, "plan": cmd_plan}
+    handler = {
+        "serve": cmd_serve, "play": cmd_play, "bots": cmd_bots, "replay": cmd_replay,
+        "archive": cmd_archive, "plan": cmd_plan,
+    }
     try:
         code = handler[args.command](args)
     except KeyboardInterrupt:
@@ -480,3 +508,57 @@ async def _fetch_log(server: str, match_id: str, audit_key: str | None = None) -
 
 if __name__ == "__main__":
     main()
+# --- archive ---------------------------------------------------------------------------
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from server.archive import ArchiveDir, parse_age
+
+    try:
+        older_than = parse_age(args.older_than)
+    except ValueError as exc:
+        _err(f"daedalus archive: --older-than: {exc}")
+        return 2
+    to = args.to or os.environ.get("DAEDALUS_ARCHIVE", "").strip()
+    if not to:
+        _err("daedalus archive: say where to archive to: --to DIR (or DAEDALUS_ARCHIVE)")
+        return 2
+    if "://" in to:
+        _err(f"daedalus archive: {to}: only a directory is supported as an archive, not a bucket")
+        return 2
+    redis_url = args.redis_url or os.environ.get("REDIS_URL", "").strip()
+    if not redis_url:
+        _err("daedalus archive: say which Redis: --redis-url URL (or REDIS_URL)")
+        return 2
+    return asyncio.run(_archive(redis_url, ArchiveDir(to), older_than, args.dry_run))
+
+
+async def _archive(redis_url: str, to: Any, older_than: float, dry_run: bool) -> int:
+    from server.archive import archive_matches
+    from server.config import Settings
+    from server.store import UNAVAILABLE, EventStore
+
+    settings = Settings(redis_url=redis_url)
+    store = EventStore.from_url(redis_url, timeout=settings.redis_timeout, cluster=settings.redis_cluster)
+    try:
+        report = await archive_matches(
+            store, to, older_than_s=older_than, dry_run=dry_run, say=lambda line: print(line, flush=True)
+        )
+    except UNAVAILABLE as exc:
+        _err(f"daedalus archive: Redis at {redis_url} did not answer: {exc!r}")
+        return 1
+    finally:
+        await store.close()
+    done = "would be archived" if dry_run else "archived"
+    print(
+        f"{len(report.archived)} {done}; left in Redis: {len(report.recent)} with an entry "
+        f"newer than {args_age(older_than)}, {len(report.unfinished)} not over, "
+        f"{len(report.failed)} on an error (said above)"
+    )
+    return 1 if report.failed else 0
+
+
+def args_age(seconds: float) -> str:
+    return f"{seconds:g} s" if seconds < 3600 else f"{seconds / 3600:g} h"
+
+
