@@ -206,12 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what this viewer was shown (its updates, numbered as it got them; "
         "default: the whole log)",
     )
-    from clients.plan_cli import add_plan_parser
-
-    add_plan_parser(sub)
-    return parser
-
-
     archive = sub.add_parser(
         "archive", help="move finished matches out of Redis into verified log files",
         description="Write every finished match whose last entry is older than AGE to "
@@ -236,6 +230,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true",
         help="only say which matches would be archived: write and remove nothing (default: off)",
     )
+    from clients.plan_cli import add_plan_parser
+
+    add_plan_parser(sub)
+    return parser
+
+
 def _viewer_arg(text: str) -> Any:
     """`--as`: a seat number or 'spectator', as a projections Viewer."""
     from projections.contract import SPECTATOR, Viewer
@@ -506,8 +506,6 @@ async def _fetch_log(server: str, match_id: str, audit_key: str | None = None) -
         return await http.log(match_id, audit_key)
 
 
-if __name__ == "__main__":
-    main()
 # --- archive ---------------------------------------------------------------------------
 
 
@@ -562,3 +560,5 @@ def args_age(seconds: float) -> str:
     return f"{seconds:g} s" if seconds < 3600 else f"{seconds / 3600:g} h"
 
 
+if __name__ == "__main__":
+    main()
