@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+import redis.asyncio as aioredis
 from redis.asyncio import RedisCluster
 from redis.exceptions import ResponseError
 from websockets.asyncio.client import connect
@@ -41,7 +42,7 @@ from clients.replay import verify_log
 from server.storage import head_value
 from server.store import EventStore, ReplicasBehind, log_key
 from tests import test_store_contract as contract
-from tests.conftest import wait_for_port, without_real_redis
+from tests.conftest import RedisProcess, wait_for_port, without_real_redis
 from tests.test_store_contract import fresh, join
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "deploy"))
@@ -65,10 +66,11 @@ async def cluster_store(cluster: Cluster, **kwargs: Any) -> EventStore:
     return store
 
 
-@pytest.fixture
-async def any_store(redis_cluster: Cluster) -> AsyncIterator[EventStore]:
-    """The contract suite's store, here on the cluster (overrides tests/conftest.py's)."""
-    store = await cluster_store(redis_cluster)
+@pytest.fixture(params=[0, 1], ids=["cluster", "cluster-wait1"])
+async def any_store(redis_cluster: Cluster, request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
+    """The contract suite's store, here on the cluster (overrides tests/conftest.py's),
+    once as it is by default and once waiting for a replica after each append."""
+    store = await cluster_store(redis_cluster, wait_replicas=request.param)
     yield store
     await store.close()
 
@@ -329,3 +331,45 @@ async def test_an_acked_append_survives_a_failover_only_if_it_waited_for_a_repli
     finally:
         await plain.close()
         await waiting.close()
+
+
+async def test_one_redis_with_a_replica_acknowledges_an_append_once_the_replica_has_it(
+    private_redis: RedisProcess, tmp_path: Path
+) -> None:
+    """`wait_replicas` on one Redis (no cluster): each batch of appends ends with WAIT on
+    its connection; an append no replica confirms in time is ReplicasBehind, not `ok`."""
+    (tmp_path / "replica").mkdir()
+    replica = RedisProcess(str(tmp_path / "replica"))
+    replica.start()
+    async with aioredis.Redis.from_url(replica.url) as r:
+        await r.replicaof("127.0.0.1", private_redis.port)
+        for _ in range(200):
+            if (await r.info("replication")).get("master_link_status") == "up":
+                break
+            await asyncio.sleep(0.05)
+        else:
+            pytest.fail("the replica did not attach")
+    store = EventStore.from_url(private_redis.url, wait_replicas=1, timeout=1.0)
+    wanting_two = EventStore.from_url(private_redis.url, wait_replicas=2, timeout=1.0)
+    try:
+        await store.reads.flushdb()
+        firsts = {m: fresh(m) for m in ("a", "b", "c")}
+        for m, (first, _) in firsts.items():
+            assert await store.create(m, first)
+        await store.writes.script_flush()  # the batch finds its script gone, loads it again
+        results = await asyncio.gather(*(  # one batch: one pipeline, one WAIT
+            store.append(m, join(ms, "Ann", 1100)[0], expected_head=head_value(first), key="k")
+            for m, (first, ms) in firsts.items()
+        ))
+        assert [r.status for r in results] == ["ok"] * 3
+        first, _ = fresh("d")
+        with pytest.raises(ReplicasBehind):
+            await wanting_two.create("d", first)  # there is one replica only
+        assert await store.length("d") == 1, "in the master's log all the same"
+        dup = await store.append("a", join(firsts["a"][1], "Ann", 1100)[0],
+                                 expected_head=head_value(firsts["a"][0]), key="k")
+        assert dup.status == "dup", "a duplicate wrote nothing to wait for"
+    finally:
+        await store.close()
+        await wanting_two.close()
+        replica.stop()
