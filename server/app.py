@@ -708,7 +708,7 @@ async def _log_response(request: Request, host: Hosted, logged: list[Any], key: 
         if given is not None and not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
             return http_error(403, "bad_audit_key", "that is not this match's audit key")
         if given is None:
-            logged = await asyncio.to_thread(seal.public_log, runner.hosted.rules, runner.hosted.views, logged)
+            logged = await asyncio.to_thread(seal.public_log, host.rules, host.views, logged)
     body = b"".join(_encode(entry) + b"\n" for entry in logged)
     return Response(body, media_type="application/x-ndjson")
 
