@@ -80,7 +80,7 @@ limits = st.builds(
     weaponries=st.none() | st.integers(1, 3),
     hospitals=st.none() | st.integers(1, 3),
     treasures=st.none() | st.integers(1, 5),
-    inner_walls=st.none() | st.integers(5, 25),
+    inner_walls=st.none() | st.integers(5, 20),
     exits=st.none() | st.integers(2, 5),
     closed_exits=st.booleans(),
     open_exit=st.booleans(),
@@ -178,6 +178,12 @@ def test_the_common_start_cell_is_land_without_a_treasure() -> None:
          "9 exits, and the outline has 8 cells"),
         (GenerateOptions(rows=3, columns=3), "no plan of 3x3 cells fits these options after 40"),
         (GenerateOptions(limits=PlanOptions(heal_moves=0)), "(8.6)"),
+        (GenerateOptions(rows=8, columns=8, limits=PlanOptions(inner_walls=70)),
+         "70 inner walls do not fit in a plan of 8x8 cells: of its 112 borders between cells, "
+         "59 at least must be open for every cell to be within reach (8.5)"),
+        (GenerateOptions(limits=PlanOptions(inner_walls=20)),
+         "20 inner walls do not fit in a plan of 5x5 cells where every cell stays within reach "
+         "(8.5): 8 draws took"),
     ],
 )
 def test_impossible_options_are_a_clear_error(options: GenerateOptions, fragment: str) -> None:

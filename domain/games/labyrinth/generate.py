@@ -39,10 +39,14 @@ How a plan is drawn, in order (cells as in plan.py: (row, column) from 1):
    walls each have a twin a half-turn away, and a fake treasure lies where the true one's
    twin is. A player cannot tell the two halves apart by what it meets.
 9. Checks: the plan is validated; while some cells cannot be reached (8.5) or a delta is
-   an attractor (8.R4), a wall next to them is removed and it is checked again. With
-   `inner_walls` fixed, walls are then removed (which never makes a cell unreachable) or
-   added where they break nothing, to that number. A plan still failing is drawn again,
-   at most `ATTEMPTS` times.
+   an attractor (8.R4), a wall next to them is removed and it is checked again. A plan
+   still failing is drawn again, at most `ATTEMPTS` times.
+
+With `inner_walls` fixed, step 7 keeps the spanning tree's walls (no random loops), and
+after the checks walls are removed at random (which never puts a cell out of reach) or
+added where they break nothing, to that number, in halving batches and at most
+`WALL_CHECKS` validations a draw. A count above the borders less the passages every cell
+needs is refused at once; one that `WALL_ATTEMPTS` draws cannot reach, after them.
 
 With `crossings` (option 7.1), before the checks the walls along a shortest chain of land,
 hospital, weaponry and delta cells from the left side to the right one are removed, and
@@ -93,6 +97,11 @@ from domain.rng import Rng
 
 ATTEMPTS = 40
 """How many plans are drawn before the options are declared too tight."""
+WALL_ATTEMPTS = 8
+"""How many draws may fall short of the inner walls the options fix before they are
+declared too many."""
+WALL_CHECKS = 60
+"""The most validations a draw spends adding walls to reach the inner walls fixed."""
 MIN_SIDE, MAX_SIDE = 3, 30
 
 
@@ -150,10 +159,19 @@ def generate(options: GenerateOptions, rng: Rng) -> Plan:
     _check_options(options)
     allowed = expected_warnings(options)
     why = ""
+    short = 0
     for _ in range(ATTEMPTS):
-        plan, why = _attempt(options, rng, allowed)
+        plan, why, walls = _attempt(options, rng, allowed)
         if plan is not None:
             return plan
+        if walls is not None:
+            short += 1
+            if short >= WALL_ATTEMPTS:
+                raise GenerationError(
+                    f"{options.limits.inner_walls} inner walls do not fit in a plan of "
+                    f"{options.rows}x{options.columns} cells where every cell stays within reach "
+                    f"(8.5): {WALL_ATTEMPTS} draws took {walls} at most; ask for fewer"
+                )
     raise GenerationError(
         f"no plan of {options.rows}x{options.columns} cells fits these options after "
         f"{ATTEMPTS} draws (the last one: {why}); allow a larger plan or fewer features"
@@ -184,6 +202,15 @@ def _check_options(options: GenerateOptions) -> None:
             f"do not fit in {cells} cells"
         )
     outline = sum(1 for c in shape if _outer_sides(c, shape))
+    borders = sum(1 for r, c in shape for n in ((r, c + 1), (r + 1, c)) if n in shape)
+    pits = lim.max_pits if lim.max_pits is not None else 4 * max(1, cells // 40)
+    most = borders - (cells - 1) + pits
+    if lim.inner_walls is not None and lim.inner_walls > most:
+        raise GenerationError(
+            f"{lim.inner_walls} inner walls do not fit in a plan of {options.rows}x"
+            f"{options.columns} cells: of its {borders} borders between cells, {cells - 1 - pits} "
+            f"at least must be open for every cell to be within reach (8.5)"
+        )
     if exits > outline:
         raise GenerationError(f"{exits} exits, and the outline has {outline} cells")
     if (lim.heal_moves is not None and lim.heal_moves < 1) or (lim.nstop is not None and lim.nstop < 1):
@@ -234,6 +261,7 @@ class _Draft:
         self.types: dict[Cell, CellType] = {}
         self.deltas: list[Cell] = []
         self.why = "no room for every feature"
+        self.short_of_walls: int | None = None
 
     def twin(self, cell: Cell) -> Cell:
         return (self.options.rows + 1 - cell[0], self.options.columns + 1 - cell[1])
@@ -257,19 +285,20 @@ class _Draft:
 
 def _attempt(
     options: GenerateOptions, rng: Rng, allowed: frozenset[str]
-) -> tuple[Plan | None, str]:
-    """A plan, or None and why not."""
+) -> tuple[Plan | None, str, int | None]:
+    """A plan, or None and why not (and the inner walls placed, when a draw could not
+    place as many as the options fix)."""
     draft = _Draft(options, rng)
     _draw_rivers(draft)
     _draw_pits(draft)
     if not _draw_specials(draft):
-        return None, draft.why
+        return None, draft.why, None
     exits = _draw_exits(draft)
     if exits is None:
-        return None, draft.why
+        return None, draft.why, None
     treasures = _draw_treasures(draft, exits)
     if treasures is None:
-        return None, draft.why
+        return None, draft.why, None
     _draw_encephalitis(draft, treasures)
     for cell in draft.order:
         draft.types.setdefault(cell, LAND)
@@ -279,9 +308,10 @@ def _attempt(
         start = draft.pick(lands)
     walls = _draw_walls(draft)
     if draft.lim.crossings and not _open_crossings(draft, walls):
-        return None, draft.why
+        return None, draft.why, None
     plan = plan_of(draft.types, walls.values(), exits, treasures, start=start)
-    return _settle(draft, plan, allowed)
+    settled, why = _settle(draft, plan, allowed)
+    return settled, why, draft.short_of_walls
 
 
 # --- rivers ------------------------------------------------------------------------------------
@@ -624,7 +654,8 @@ def _draw_walls(draft: _Draft) -> dict[Border, Wall]:
         if any(find(a) != find(b) for a, b in group):
             for border in group:
                 open_(border)
-    for group in draft.rng.shuffle(groups):
+    loops = draft.lim.inner_walls is None  # else the count is set later, removing walls
+    for group in draft.rng.shuffle(groups) if loops else ():
         if group[0] in walls and draft.chance(15):
             for border in group:
                 walls.pop(border, None)
@@ -728,17 +759,37 @@ def _settle(draft: _Draft, plan: Plan, allowed: frozenset[str]) -> tuple[Plan | 
         flows = {tuple(sorted((c, step(c, k.flow)))) for c, k in plan.types.items()
                  if isinstance(k, River)}
         have = {(w.a, w.b) for w in plan.walls}
-        for border in draft.rng.shuffle(_borders(draft)):
-            if len(plan.walls) >= target:
-                break
-            if border in have or border in flows:
-                continue
-            trial = plan_of(plan.types, [*plan.walls, Wall(*border)], plan.exits, plan.treasures,
-                            start=plan.start)
-            if not _unwanted(trial, draft, allowed, walls=False):
-                plan = trial
+        free = [b for b in draft.rng.shuffle(_borders(draft)) if b not in have and b not in flows]
+        plan = _add_walls(draft, plan, free, target - len(plan.walls), allowed)
+        if len(plan.walls) < target:
+            draft.short_of_walls = len(plan.walls)
+            return None, (f"{len(plan.walls)} inner walls at most, where every cell stays "
+                          f"within reach (8.5)")
     left = _unwanted(plan, draft, allowed)
     return (None, _why(left)) if left else (plan, "")
+
+
+def _add_walls(
+    draft: _Draft, plan: Plan, free: Sequence[Border], need: int, allowed: frozenset[str]
+) -> Plan:
+    """The plan with up to `need` walls more, taken in order from `free` where they break
+    nothing: as many at once as still missing, halved while the plan fails (so a border
+    that breaks something costs a few checks, not one for every wall), and at most
+    WALL_CHECKS checks in all."""
+    i, checks = 0, 0
+    while need > 0 and i < len(free) and checks < WALL_CHECKS:
+        batch = min(need, len(free) - i)
+        while batch >= 1 and checks < WALL_CHECKS:
+            checks += 1
+            trial = plan_of(plan.types, [*plan.walls, *(Wall(*b) for b in free[i:i + batch])],
+                            plan.exits, plan.treasures, start=plan.start)
+            if not _unwanted(trial, draft, allowed, walls=False):
+                plan, need, i = trial, need - batch, i + batch
+                break
+            batch //= 2
+        else:
+            i += 1
+    return plan
 
 
 def _why(problems: Sequence[Problem]) -> str:
