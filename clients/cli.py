@@ -1,6 +1,6 @@
 """The `daedalus` command: serve, play, bots, replay.
 
-    daedalus serve [--host H] [--port P] [--redis-url URL] [--allow-origin O ...]
+    daedalus serve [--host H] [--port P] [--redis-url URL] [--allow-origin O ...] [--workers N]
     daedalus play --server URL [--game G] [--variant V] [--match ID] [--seat N] [--name NAME] [--spectate]
     daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-origin", action="append", default=[], metavar="ORIGIN", dest="allow_origin",
         help="a browser origin allowed to open a websocket (repeatable; '*' for any; default: "
         "$DAEDALUS_ALLOWED_ORIGINS, else localhost pages and non-browser clients)",
+    )
+    serve.add_argument(
+        "--workers", type=int, default=1, metavar="N",
+        help="server processes sharing the port, each serving any match (N > 1 needs a real "
+        "Redis; a worker that dies stops the server with status 1, none is restarted; "
+        "default: %(default)s)",
     )
 
     from projections.registry import GAMES
@@ -303,6 +309,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         redis_url=redis_url,
         allowed_origins=list(args.allow_origin) or None,
+        workers=args.workers,
     )
     return code if isinstance(code, int) else 0
 

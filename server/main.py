@@ -8,6 +8,7 @@ import gc
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType, TracebackType
@@ -41,6 +42,7 @@ def serve(
     port: int = 8000,
     redis_url: str | None = None,
     allowed_origins: list[str] | None = None,
+    workers: int = 1,
 ) -> int:
     """Serve until interrupted; the exit status. With no Redis URL (argument or
     REDIS_URL), an in-process fakeredis holds the matches: fine for trying things, gone
@@ -49,13 +51,26 @@ def serve(
     The port is bound first: one it cannot have is one error line (`bind_failed`) and
     status 1. `listening` is logged once the server serves on it. A Redis that does not answer
     at start is said (`redis_unreachable`, and how the server goes on); the server serves
-    anyway."""
+    anyway.
+
+    `workers` > 1: that many server processes on the one port (`_supervise`); each logs
+    its own `listening`, and every line a worker logs carries `worker` and `pid`. It needs
+    a real Redis (every process folds the same streams; a fakeredis is one process's own):
+    without one, one error line (`workers_need_redis`) and status 2."""
     logs.configure(os.environ.get("DAEDALUS_LOG_LEVEL", "info"))
     log = logs.get("daedalus.server")
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
     settings = Settings(redis_url=redis_url)
     if allowed_origins:
         settings = Settings(redis_url=redis_url, allowed_origins=tuple(allowed_origins))
+    if workers < 1 or (workers > 1 and not redis_url):
+        log.error(
+            "workers_need_redis", workers=workers,
+            message="--workers must be at least 1" if workers < 1 else f"--workers {workers} needs "
+            "a real Redis (--redis-url or REDIS_URL): the in-process store is one process's own, "
+            "so the workers would not see each other's matches",
+        )
+        return 2
     try:
         sock = _bind(host, port)
     except OSError as exc:
@@ -83,12 +98,126 @@ def serve(
             "store", kind="fakeredis",
             message="no REDIS_URL given: using an in-process fakeredis; matches end with this process",
         )
+    if workers > 1:
+        listening = {"url": f"http://{host}:{port}", "websocket": f"ws://{host}:{port}/ws"}
+        return _supervise(sock, workers, settings, host, port, listening)
     config = _uvicorn_config(create_app(settings), host, port, settings)
     _tune_gc()
     server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
     server.listening = {"url": f"http://{host}:{port}", "websocket": f"ws://{host}:{port}/ws"}
     server.run(sockets=[sock])
     return 0
+
+
+def _supervise(
+    sock: socket.socket, workers: int, settings: Settings, host: str, port: int,
+    listening: dict[str, str],
+) -> int:
+    """Serve on `sock` from `workers` child processes; the exit status.
+
+    The socket is bound once, here, and each child is forked with it: they all accept
+    from the one listening socket, and the kernel gives each new connection to whichever
+    worker accepts it first (a busy worker accepts less). One shared socket rather than a
+    socket per worker with SO_REUSEPORT: connections waiting in the queue are not lost
+    when a worker stops or dies (SO_REUSEPORT gives each socket its own queue, and a
+    closed socket's queued connections are reset), and a busy worker does not get its
+    fixed share of them. Any worker serves any match: all follow the same Redis streams,
+    as separate servers on one Redis do.
+
+    Each child is in a process group of its own, so a Ctrl-C in the terminal reaches the
+    parent only; SIGTERM and SIGINT received here are passed on to every child, which
+    stops as a single server does (graceful shutdown, then its own deadline). The
+    parent exits once all have: 0 when each stopped cleanly after SIGTERM, 130 after
+    SIGINT, 1 when one did not. No worker is restarted: one that exits while not asked to
+    (a crash, a kill) is logged (`worker_exited`), the others are stopped as on SIGTERM
+    and the parent exits with status 1, for the process manager (systemd, Kubernetes)
+    to start the whole server again."""
+    log = logs.get("daedalus.server")
+    _tune_gc()  # before forking: what the imports built is shared, never traversed again
+    children: dict[int, int] = {}  # pid: worker index
+    asked: list[int] = []  # the signals received
+    parent = os.getpid()
+
+    def forward(sig: int, frame: FrameType | None) -> None:
+        if os.getpid() != parent:  # a child just forked, before it set its own handlers
+            return
+        asked.append(sig)
+        for child in list(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, sig)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    for index in range(workers):
+        pid = os.fork()
+        if pid == 0:
+            _worker(sock, index, settings, host, port, listening)  # never returns
+        with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
+            os.setpgid(pid, pid)
+        children[pid] = index
+        if asked:  # a signal came while forking: this child has not had it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, asked[0])
+    sock.close()  # the children hold it: once they stop, the port is closed
+    log.info("workers", count=workers, pids=sorted(children), **listening)
+    failed = False
+    while children:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        index = children.pop(pid, -1)
+        if index < 0:
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        if not asked:
+            failed = True
+            log.error(
+                "worker_exited", worker=index, pid=pid, status=code,
+                message="a worker exited while not asked to stop: stopping the others; "
+                "workers are not restarted",
+            )
+            forward(signal.SIGTERM, None)
+        elif code != 0:
+            failed = True
+            log.error("worker_stopped", worker=index, pid=pid, status=code)
+        else:
+            log.info("worker_stopped", worker=index, pid=pid, status=code)
+    if failed:
+        return 1
+    return 130 if asked and asked[0] == signal.SIGINT else 0
+
+
+def _worker(
+    sock: socket.socket, index: int, settings: Settings, host: str, port: int,
+    listening: dict[str, str],
+) -> None:
+    """A forked worker: one full server on the inherited socket, then `os._exit` with 0
+    when it stopped cleanly (on SIGTERM or SIGINT), 3 when it could not start, 1 on an
+    error."""
+    import structlog
+
+    code = 1
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
+        structlog.contextvars.bind_contextvars(worker=index, pid=os.getpid())
+        config = _uvicorn_config(create_app(settings), host, port, settings)
+        _tune_gc()
+        server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
+        server.listening = listening
+        with contextlib.suppress(KeyboardInterrupt):  # SIGINT from the parent, once stopped
+            server.run(sockets=[sock])
+        code = 0 if server.started else 3
+    except BaseException as exc:  # the parent reports the status; say why here
+        logs.get("daedalus.server").error("worker_failed", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+            sys.stdout.flush()
+        os._exit(code)
 
 
 def _bind(host: str, port: int) -> socket.socket:
