@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     archive.add_argument(
         "--older-than", required=True, metavar="AGE",
-        help="archive matches finished longer ago than AGE: a number and s, m, h, d or w (7d, 12h)",
+        help="archive matches finished longer ago than AGE: a number and s, m, h, d or w "
+        "(7d, 12h; required, no default)",
     )
     archive.add_argument(
         "--to", default=None, metavar="DIR",
