@@ -28,10 +28,12 @@ from domain.games.labyrinth.rules import (
     choose_start,
     configure,
     events_for,
+    miss_move,
     order_cell,
     play,
     say,
     start_game,
+    take_break,
 )
 from domain.rng import Rng
 
@@ -886,3 +888,84 @@ def test_a_player_who_dies_on_arrival_picks_nothing_up() -> None:
     assert "Player 1 died of encephalitis" in said
     assert state.players[0].grenades == 0
     assert state.pile((3, 3)) == Pile(grenades=3, corpses=(0,))
+
+
+# --- section 7's bans and section 9 ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("option", "text", "code"), [
+    ("conditional_moves", "go right; if I hit a wall, shoot up", "no_conditional_moves"),
+    ("dark_moves", "go right, don't tell the result", "no_dark_moves"),
+    ("semi_dark_moves", "go right, don't tell where I end up but tell me if I hit a wall", "no_semi_dark_moves"),
+    ("throwing", "go right, throw 2 bullets left", "no_throwing"),
+    ("mine_on_neighbour", "set the mine left, go right", "no_mine_on_neighbour"),
+])
+def test_section_7_1_bans_refuse_the_move_and_change_nothing(option: str, text: str, code: str) -> None:
+    allowed = game(RANGE, [(1, 2), (2, 6)])
+    play(allowed, 0, parse_command(text))
+    banned = game(RANGE, [(1, 2), (2, 6)], **{option: False})
+    with pytest.raises(RuleError) as caught:
+        play(banned, 0, parse_command(text))
+    assert caught.value.code == code and "(7.1)" in caught.value.reason
+
+
+def test_a_semi_dark_move_is_allowed_when_only_dark_moves_are_banned() -> None:
+    state = game(RANGE, [(1, 2), (2, 6)], dark_moves=False)
+    play(state, 0, parse_command("go right, don't tell where I end up but tell me if I hit a wall"))
+
+
+def test_repeating_a_move_known_to_change_nothing_under_7_7() -> None:
+    state = game(RANGE, [(1, 3), (2, 6)], repeats=False)
+    state, _ = play(state, 0, parse_command("go right"))  # hits the wall
+    state, _ = play(state, 1, parse_command("go left"))
+    with pytest.raises(RuleError) as caught:
+        play(state, 0, parse_command("go right"))
+    assert caught.value.code == "repeat"
+    play(state, 0, parse_command("go up"))  # another move is fine
+    # once the wall is gone (blown by someone), the same move changes something
+    opened = msgspec.structs.replace(state, plan=state.plan.blow((1, 3), "right"))
+    play(opened, 0, parse_command("go right"))
+    # by default, and after a move that was heard to change something, a repeat is fine
+    free = game(RANGE, [(1, 3), (2, 6)])
+    free, _ = play(free, 0, parse_command("go right"))
+    free, _ = play(free, 1, parse_command("go left"))
+    play(free, 0, parse_command("go right"))
+    walked = game(RANGE, [(1, 1), (2, 6)], repeats=False)
+    walked, _ = play(walked, 0, parse_command("go right"))
+    walked, _ = play(walked, 1, parse_command("go left"))
+    play(walked, 0, parse_command("go right"))
+
+
+def test_a_missed_move_loses_the_game_leaving_corpse_and_items() -> None:
+    state = game(RANGE, [(1, 1), (2, 6), (1, 3)])
+    state, events = miss_move(state, 0)
+    assert told(events, None)[:2] == ["Player 1 did not move in time and has lost", "Player 2's turn"]
+    assert not state.players[0].alive
+    assert state.pile((1, 1)) == Pile(bullets=3, grenades=3, landmines=1, corpses=(0,))
+    with pytest.raises(RuleError, match="player 2's turn"):
+        miss_move(state, 0)
+    state, events = miss_move(state, 1)
+    assert state.outcome is not None and state.outcome.winner == 2
+
+
+def test_a_missed_move_is_a_skip_under_the_option() -> None:
+    state = game(RANGE, [(1, 1), (2, 6)], missed_move="skip")
+    state, events = miss_move(state, 0)
+    assert told(events, None)[0] == "Player 1 skips the move"
+    assert state.players[0].alive and state.skips == 1
+
+
+def test_breaks_one_each_until_half_the_players_have_had_one() -> None:
+    state = game(RANGE, [(1, 1), (2, 6), (1, 3), (2, 1)])
+    state, events = take_break(state, 0)
+    assert told(events, None) == ["Player 1 takes a break of 300 seconds"]
+    with pytest.raises(RuleError, match="had a break"):
+        take_break(state, 0)
+    with pytest.raises(RuleError, match="turn"):
+        take_break(state, 1)
+    state, _ = play(state, 0, parse_command("go right"))
+    state, _ = take_break(state, 1)  # half of the four players have had one: all may again
+    state, _ = play(state, 1, parse_command("go up"))
+    state, _ = play(state, 2, parse_command("go up"))
+    state, _ = play(state, 3, parse_command("go up"))
+    take_break(state, 0)

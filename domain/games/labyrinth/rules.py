@@ -2,9 +2,9 @@
 
 Pure functions over a frozen `State`: `start_game(plan, seats, options, rng)` opens a
 match, `choose_start(state, seat, cell)` takes the secret start choices (6.1),
-`order_cell(state, seat, cell)` a wounded player's order of a new cell (5.5), and
+`order_cell(state, seat, cell)` a wounded player's order of a new cell (5.5),
 `play(state, seat, command)` resolves one `moves.Command` (a move, a skip, a status
-question or a recall). Each returns the new state and the events the game master says,
+question or a recall), and `miss_move` and `take_break` are section 9's. Each returns the new state and the events the game master says,
 or raises `RuleError` (a refusal: nothing changes, the sender is told why). Events are
 structured (`Event`: a phrase key from `PHRASES`, whose text is the rule book's own
 phrasing, the arguments, and the audience: everyone, some seats, or nobody) so a frontend
@@ -55,14 +55,19 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
   round without a change), all players skipping (6.6), skips forbidden (7.7 `skips`);
 - status (6.4), recall of a player's last move (6.3), dark and semi-dark moves (6.7,
   6.8) as event audiences;
-- option 7.3: `shooting_range` (one cell), `damp_powder`, `shoot_through`.
+- option 7.3: `shooting_range`, `damp_powder`, `shoot_through`;
+- the bans of 7.1 (`conditional_moves`, `dark_moves`, `semi_dark_moves`, `throwing`,
+  `mine_on_neighbour`) and 7.7's ban on repeating a move everyone heard change nothing
+  (`repeats`);
+- section 9's rules (`miss_move`: a move not made in time loses the game, or is a skip
+  under `missed_move`; `take_break`: one break each until half the players, and two at
+  least, have had one).
 
 Not implemented yet: option 7.2 (handicaps: asking cell types before the start, an
 extra cell order without a wound), 7.3's named target, 7.4 (shallow and turbulent
-rivers), 7.7's ban on repeating moves (only skips can be forbidden), option 7.1's bans on
-conditional, dark and semi-dark moves and on throwing, landmines in weaponries, the
-time rules of section 9 (breaks and the move clock) and everything outside this module
-(the hosted game: options in the match, projections, bots, replay).
+rivers), landmines in weaponries, the break by majority vote (section 9), and
+everything outside this module (the clocks, the hosted game with its options in a match,
+projections, bots, the terminal, replay).
 """
 
 from __future__ import annotations
@@ -154,6 +159,24 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     skips: bool = True
     blow_report: str = "grenades"
     survivor_moves: int | None = None
+    repeats: bool = True
+    conditional_moves: bool = True
+    dark_moves: bool = True
+    semi_dark_moves: bool = True
+    throwing: bool = True
+    mine_on_neighbour: bool = True
+    move_seconds: int = 60
+    missed_move: str = "lose"
+    break_seconds: int = 300
+
+
+MISSED_MOVES: tuple[str, ...] = ("lose", "skip")
+
+
+def _missed_move(value: Any, variant: str) -> str:
+    if value not in MISSED_MOVES:
+        raise OptionsError(f"must be one of {', '.join(map(repr, MISSED_MOVES))}")
+    return str(value)
 
 
 def _blow_report(value: Any, variant: str) -> str:
@@ -184,6 +207,20 @@ GAME_OPTIONS = (
     Integer("survivor_moves", None, 1, 10_000,
             "moves the last survivor has to carry the true treasure out (7.9; null: it wins at once)",
             nullable=True),
+    Boolean("repeats", True,
+            "a player may repeat its last move when everyone heard that it changed nothing (7.7)"),
+    Boolean("conditional_moves", True, "conditional moves are allowed (6.5, 7.1)"),
+    Boolean("dark_moves", True, "dark moves are allowed (6.7, 7.1)"),
+    Boolean("semi_dark_moves", True, "semi-dark moves are allowed (6.8, 7.1)"),
+    Boolean("throwing", True, "items may be thrown onto a neighbouring cell, not only left (7.1)"),
+    Boolean("mine_on_neighbour", True, "a landmine may be set on a neighbouring cell (7.1)"),
+    Integer("move_seconds", 60, 1, 86_400, "seconds a player has to make its move (section 9)"),
+    Integer("break_seconds", 300, 1, 86_400,
+            "seconds of the break a player may take before its move (section 9)"),
+    Custom("missed_move", "lose",
+           "a move not made in time (section 9): 'lose' (the player is out, its corpse and items "
+           "stay where it stood) or 'skip'",
+           type="string", parse=_missed_move, schema={"enum": list(MISSED_MOVES)}),
 )
 
 OPTIONS: OptionTable[Options] = OptionTable(Options, ("classic",), (*PLAN_OPTIONS, *GAME_OPTIONS))
@@ -301,6 +338,8 @@ class State(msgspec.Struct, frozen=True):
     last: dict[int, Memory] = msgspec.field(default_factory=dict)
     choices: dict[int, Cell] = msgspec.field(default_factory=dict)
     refused: dict[int, tuple[Cell, ...]] = msgspec.field(default_factory=dict)
+    breaks: tuple[int, ...] = ()
+    """The seats that took a break since half the players last had one (section 9)."""
     outcome: Outcome | None = None
 
     def seat_to_play(self) -> int | None:
@@ -342,6 +381,8 @@ PHRASES: Mapping[str, str] = {
     "semi_wall": "You've hit a wall.",
     "semi_no_wall": "No wall hit.",
     "skip": "Player {player} skips the move",
+    "timed_out": "Player {player} did not move in time and has lost",
+    "break": "Player {player} takes a break of {seconds} seconds",
     # the movement (2.2, 4.1-4.7)
     "land": "Walked onto land",
     "hospital": "Walked into a hospital",
@@ -606,21 +647,14 @@ def play(state: State, seat: int, command: Command) -> tuple[State, tuple[Event,
         return state, (Event("recall", target, {"move": memory.move,
                                                 "answers": [say(e) for e in memory.answers]}),)
     _check_turn(state, seat)
-    work = _Work(state)
     if command.kind == "skip":
         if not state.options.skips:
             raise RuleError("no_skips", "skipping a move is not allowed in this match (7.7)")
         if state.players[seat].outside is not None:
             raise RuleError("outside", "you are outside: come back in through the exit you left by")
-        work.say("skip", seat)
-        work.set(seat, may_order=False)
-        work.stayed(seat)
-        work.skips += 1
-        work.remember(seat, "skip", work.events)
-        if work.skips >= sum(1 for p in work.players if p.in_play):
-            work.end(None, "skips", "draw_skips")
-        work.next_turn()
-        return work.freeze()
+        return _skip(state, seat)
+    _check_allowed(state, seat, command)
+    work = _Work(state)
     work.skips = 0
     work.move(seat, command)
     if work.outcome is None:
@@ -628,6 +662,89 @@ def play(state: State, seat: int, command: Command) -> tuple[State, tuple[Event,
     if work.outcome is None:
         work.next_turn()
     return work.freeze()
+
+
+def _skip(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
+    work = _Work(state)
+    work.say("skip", seat)
+    work.set(seat, may_order=False)
+    work.stayed(seat)
+    work.skips += 1
+    work.remember(seat, "skip", work.events)
+    if work.skips >= sum(1 for p in work.players if p.in_play):
+        work.end(None, "skips", "draw_skips")
+    work.next_turn()
+    return work.freeze()
+
+
+IDLE = frozenset({"wall", "not_in_river", "not_in_pit"})
+"""The answers that tell everyone a move changed nothing."""
+
+
+def _check_allowed(state: State, seat: int, command: Command) -> None:
+    """Section 7's bans (7.1, 7.7): refused with the reason, before anything is done."""
+    options = state.options
+    if command.when and not options.conditional_moves:
+        raise RuleError("no_conditional_moves", "conditional moves are not allowed in this match (7.1)")
+    if command.tell_wall and not options.semi_dark_moves:
+        raise RuleError("no_semi_dark_moves", "semi-dark moves are not allowed in this match (7.1)")
+    if command.dark and not command.tell_wall and not options.dark_moves:
+        raise RuleError("no_dark_moves", "dark moves are not allowed in this match (7.1)")
+    actions = [*command.before, *command.after, *(a for w in command.when for a in w.then)]
+    if not options.throwing and any(isinstance(a, Throw) for a in actions):
+        raise RuleError("no_throwing", "items are only left, not thrown, in this match (7.1)")
+    if not options.mine_on_neighbour and any(isinstance(a, SetMine) and a.direction for a in actions):
+        raise RuleError("no_mine_on_neighbour",
+                        "a landmine is set only on the player's own cell in this match (7.1)")
+    if not options.repeats:
+        last = state.last.get(seat)
+        text = render_command(command)
+        if (last is not None and last.move == text and last.answers
+                and {e.key for e in last.answers} <= IDLE):
+            trial = _Work(state)
+            trial.move(seat, command)
+            if _snapshot(trial) == _snapshot(_Work(state)):
+                raise RuleError("repeat", "this move repeats your last one, which changed nothing "
+                                "and would change nothing again (7.7)")
+
+
+def _snapshot(work: _Work) -> Any:
+    """What a move may change, bookkeeping aside."""
+    players = tuple(msgspec.structs.replace(p, fallen=False, may_order=False, death_told=False)
+                    for p in work.players)
+    return work.plan, work.piles, work.mites, players, work.outcome
+
+
+def miss_move(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
+    """The player whose turn it is did not move in time (section 9): it has lost, its corpse
+    and items left where it stood (outside the labyrinth, they are gone), or, under option
+    `missed_move` "skip", the move is a skip."""
+    _check_turn(state, seat)
+    if state.options.missed_move == "skip" and state.players[seat].outside is None:
+        return _skip(state, seat)
+    work = _Work(state)
+    work.say("timed_out", seat)
+    if state.players[seat].outside is not None:
+        work.set(seat, lost=True, outside=None, cell=None, carries=None, bullets=0, grenades=0)
+    else:
+        work.kill(seat)
+        work.set(seat, death_told=True)
+    work.check_survivors()
+    work.next_turn()
+    return work.freeze()
+
+
+def take_break(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
+    """A break before the player's move (section 9): one each, and another only once half
+    the players in the game, and two at least, have had one; then everyone may again."""
+    _check_turn(state, seat)
+    if seat in state.breaks:
+        raise RuleError("no_break", "you have had a break: another once half the players have had one")
+    breaks = (*state.breaks, seat)
+    if len(breaks) >= 2 and 2 * len(breaks) >= sum(1 for p in state.players if p.in_play):
+        breaks = ()
+    return msgspec.structs.replace(state, breaks=breaks), (
+        Event("break", seat, {"seconds": state.options.break_seconds}),)
 
 
 def _check_turn(state: State, seat: int) -> None:
