@@ -199,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--unseal", default=None, metavar="AUDIT_KEY",
         help="the match's audit key (POST /matches gave it): the log in clear, sealed values "
-        "included; with --verify also check that every seal of the public log opens to them",
+        "included; with --verify also check that every seal of the public log opens to them "
+        "(default: none, the public log as anyone sees it)",
     )
     replay.add_argument(
         "--receipts", default=None, metavar="FILE",
