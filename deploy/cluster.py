@@ -200,6 +200,11 @@ class Cluster:
         _wait(lambda: self._all_ok() and self._replicas_attached(), 60,
               f"node {node.port} did not rejoin the cluster")
 
+    def settle(self) -> None:
+        """Wait until every node says the cluster is ok and every replica is in sync
+        (after a failover, the former master syncs from the new one first)."""
+        _wait(lambda: self._all_ok() and self._replicas_attached(), 60, "the cluster did not settle")
+
     def _all_ok(self) -> bool:
         return all(self.info(n.port).get("cluster_state") == "ok"
                    for n in self.nodes if n.proc is not None)

@@ -130,6 +130,43 @@ async def test_follow_reads_streams_of_every_node_which_one_xread_cannot(
     assert all(len(items) == 1 for items in again.values())
 
 
+async def test_appends_and_follow_find_the_new_master_after_a_manual_failover(
+    redis_cluster: Cluster, any_store: EventStore
+) -> None:
+    """A replica takes over from its master, both alive (CLUSTER FAILOVER): the store's
+    slot maps are stale. An append sent to the old master is answered MOVED and sent to
+    the new one; a follow round on the old master's connection finds the key not local
+    (raised: the follower tries again), the slot map is read again, and the next round
+    reads from the new master."""
+    store = any_store
+    first, ms = fresh("moved")
+    assert await store.create("moved", first)
+    ((sid, _),) = (await store.follow({"moved": "0-0"}, 10))["moved"]
+    port = await master_of(store, "moved")
+    replica = redis_cluster.replica_of(port)
+    await asyncio.to_thread(redis_cluster.settle)  # a replica still syncing cannot take over
+    assert redis_cluster.cli(replica.port, "cluster", "failover") == "OK"
+    for _ in range(200):
+        if replica.port in redis_cluster.master_ports() and port not in redis_cluster.master_ports():
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the replica did not take over")
+    e2, _ = join(ms, "Ann", 1100)
+    res = await store.append("moved", e2, expected_head=head_value(first), key="k")
+    assert res.status == "ok"
+    found = None
+    for _ in range(3):
+        try:
+            found = await store.follow({"moved": sid}, 100)
+            break
+        except ResponseError as exc:
+            assert "non local key" in str(exc)
+    assert found is not None and [s for s, _ in found["moved"]] == [res.stream_id]
+    assert await master_of(store, "moved") == replica.port
+    await asyncio.to_thread(redis_cluster.settle)
+
+
 # --- servers on the cluster ------------------------------------------------------------------
 
 
@@ -307,6 +344,11 @@ async def test_an_acked_append_survives_a_failover_only_if_it_waited_for_a_repli
         # before would still reach it, from its socket, once it runs again).
         replica.proc.send_signal(signal.SIGSTOP)
         redis_cluster.cli(port, "client", "kill", "type", "replica")
+
+        def resume() -> None:
+            if replica.proc is not None:
+                replica.proc.send_signal(signal.SIGCONT)
+
         try:
             with pytest.raises(ReplicasBehind):
                 await waiting.append("fate", e2, expected_head=head_value(first), key="ann")
@@ -315,9 +357,7 @@ async def test_an_acked_append_survives_a_failover_only_if_it_waited_for_a_repli
             assert acked.status == "ok", "acknowledged without a replica"
         finally:
             # The master dies before the replica could catch up; then it runs again.
-            killed = await asyncio.to_thread(
-                redis_cluster.kill_master, port, lambda: replica.proc and replica.proc.send_signal(signal.SIGCONT)
-            )
+            killed = await asyncio.to_thread(redis_cluster.kill_master, port, resume)
         assert [e.seq for _, e in await plain.read("fate")] == [1], "the acknowledged append is lost"
         await asyncio.to_thread(redis_cluster.restart, killed)  # a replica again
 
