@@ -624,8 +624,8 @@ class EventStore:
         per node (with a WAIT at its end if `wait_replicas`), the nodes at once. An append
         answered MOVED or CLUSTERDOWN did not run: the slot map is read again and it is sent
         to the new owner (up to three rounds); one answered ASK (a slot being migrated)
-        goes through the client, which sends ASKING first; a node that lost the script
-        gets it again."""
+        goes through the client, which sends ASKING first (and is not waited for: WAIT
+        would run on another connection); a node that lost the script gets it again."""
         cluster = cast(_Cluster, self.writes)
         replies: list[Any] = [None] * len(batch)
         todo = list(range(len(batch)))
