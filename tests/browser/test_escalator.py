@@ -59,6 +59,9 @@ async def test_a_page_fetches_on_the_escalator_board(server: Any, browser: Any) 
         await page.get_by_role("button", name="Fetch", exact=True).click()
         await expect(page.locator("#esc-fetch-feedback")).to_contain_text(f"Round {gs['fetch_round']}: Taken")
         assert await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        # Every seat is in: the step resolves, and the board lists it with the ones before.
+        await until(page, "v.game_state.last_step && v.game_state.last_step.step >= 1")
+        await expect(page.get_by_text("Steps so far (1)")).to_be_visible()
     finally:
         await _stop(conns, bots)
     assert page.errors == []

@@ -171,7 +171,11 @@ class Board {
   }
 
   historySection(view, gs) {
-    const steps = (gs.history || []).filter((e) => e.type === "step_resolved");
+    // The view carries only the latest step; the board keeps every one it has seen (a
+    // page that says hello from the start is sent each update again, so it sees them all).
+    this.steps = this.steps || new Map();
+    if (gs.last_step) this.steps.set(gs.last_step.step, gs.last_step);
+    const steps = [...this.steps.values()].sort((a, b) => a.step - b.step);
     if (!steps.length) return null;
     return h("details", { class: "card" }, h("summary", {}, `Steps so far (${steps.length})`),
       h("ol", {}, steps.map((e) => h("li", { value: e.step }, `used ${e.used.join(", ") || "nothing"}; levels ${e.levels.join(" ")}`))));
