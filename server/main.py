@@ -60,9 +60,13 @@ def serve(
     logs.configure(os.environ.get("DAEDALUS_LOG_LEVEL", "info"))
     log = logs.get("daedalus.server")
     redis_url = redis_url or os.environ.get("REDIS_URL") or None
-    settings = Settings(redis_url=redis_url)
-    if allowed_origins:
-        settings = Settings(redis_url=redis_url, allowed_origins=tuple(allowed_origins))
+    try:
+        settings = Settings(redis_url=redis_url)
+        if allowed_origins:
+            settings = Settings(redis_url=redis_url, allowed_origins=tuple(allowed_origins))
+    except ValueError as exc:  # a setting from the environment that makes no sense
+        log.error("bad_setting", error=str(exc), message=f"cannot start: {exc}")
+        return 2
     if workers < 1 or (workers > 1 and not redis_url):
         log.error(
             "workers_need_redis", workers=workers,

@@ -413,3 +413,19 @@ async def test_one_redis_with_a_replica_acknowledges_an_append_once_the_replica_
         await store.close()
         await wanting_two.close()
         replica.stop()
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("DAEDALUS_REDIS_CLUSTER", "maybe"), ("DAEDALUS_REDIS_WAIT_REPLICAS", "-1"),
+    ("DAEDALUS_REDIS_WAIT_REPLICAS", "one"),
+])
+def test_a_bad_redis_setting_stops_serve_with_one_line(name: str, value: str) -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", "0"],
+        env=dict(os.environ, **{name: value}), capture_output=True, text=True, timeout=60,
+    )
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    said = json.loads(line)
+    assert said["event"] == "bad_setting" and name in said["error"] and repr(value) in said["error"]
