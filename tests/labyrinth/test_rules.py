@@ -969,3 +969,45 @@ def test_breaks_one_each_until_half_the_players_have_had_one() -> None:
     state, _ = play(state, 2, parse_command("go up"))
     state, _ = play(state, 3, parse_command("go up"))
     take_break(state, 0)
+
+
+def test_shallow_rivers_carry_only_whoever_steps_in_under_7_4() -> None:
+    state = game(WATER, [(2, 2), (3, 1)], rivers="shallow")
+    state, said = move(state, 0, "go up")  # stepping in: carried
+    assert said[1:] == ["Walked into a river, carried by the flow"] and state.players[0].cell == (1, 3)
+    state, said = move(state, 0, "go left")  # upstream on foot
+    assert said[1:] == ["Walked by the river"] and state.players[0].cell == (1, 2)
+    state, said = move(state, 0, "go right")  # downstream on foot
+    assert said[1:] == ["Walked by the river"] and state.players[0].cell == (1, 3)
+    state, said = move(state, 0, "go up")  # a wall: not carried
+    assert said[1:] == ["Cannot move - hit a wall"] and state.players[0].cell == (1, 3)
+    state, said = move(state, 0, "go right")
+    assert said[1:] == ["Walked into a delta"] and state.players[0].cell == (1, 4)
+    state, said = move(state, 0, "go left, don't tell where I end up but tell me if I hit a wall")
+    assert "You've hit a wall." in said
+    state, said = move(state, 0, "go left")
+    assert said[1:] == ["Failed, a river is flowing this way"] and state.players[0].cell == (1, 4)
+
+
+def test_turbulent_rivers_carry_to_the_delta_at_once_under_7_4() -> None:
+    state = game(WATER, [(2, 2), (3, 1)], rivers="turbulent")
+    state, said = move(state, 0, "go up")
+    assert said[1:] == ["Walked into a river, carried by the flow to a delta"]
+    assert state.players[0].cell == (1, 4)
+
+
+def test_a_weaponry_gives_landmines_in_the_variation_of_4_3() -> None:
+    for given in (False, True):
+        state = game(RANGE, [(2, 3), (2, 6)], weaponry_landmines=given)
+        state = changed(state, 0, carries=None)
+        state, _ = move(state, 0, "go right")
+        assert (state.players[0].carries == MineItem()) is given
+
+
+def test_with_shallow_rivers_a_source_is_reached_on_foot_and_nothing_thrown_there_is_lost() -> None:
+    state = game(WATER, [(2, 2), (3, 1)], rivers="shallow", landmines=False)
+    state = msgspec.structs.replace(state, truth=(True,), piles={})
+    state = changed(state, 0, cell=(1, 2), carries=TreasureItem(0))
+    state, said = move(state, 0, "throw the treasure left, go left")
+    assert state.outcome is None
+    assert said[-2:] == ["Walked by the river", "found a treasure"] and state.players[0].cell == (1, 1)

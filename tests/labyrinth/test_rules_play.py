@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from domain.games.labyrinth.generate import GenerateOptions, generate
 from domain.games.labyrinth.moves import Command
 from domain.games.labyrinth.rules import (
+    RIVERS,
     CorpseItem,
     RuleError,
     State,
@@ -27,7 +28,7 @@ from tests.labyrinth.test_moves import commands
 def check(state: State) -> None:
     """What holds after every command."""
     assert (state.phase == "over") == (state.outcome is not None)
-    sources = set(river_sources(state.plan))
+    sources = set(river_sources(state.plan)) if state.options.rivers != "shallow" else set()
     seen_treasures: list[int] = []
     seen_corpses: list[int] = []
     for p in state.players:
@@ -61,7 +62,8 @@ def check(state: State) -> None:
 def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.DataObject) -> None:
     rng = Rng(seed.to_bytes(4, "big"), "setup")
     board = generate(GenerateOptions(rows=4, columns=5, players=players), rng)
-    options = configure({"nstop": 8, "shared_starts": data.draw(st.booleans())})
+    options = configure({"nstop": 8, "shared_starts": data.draw(st.booleans()),
+                         "rivers": data.draw(st.sampled_from(RIVERS))})
     state, events = start_game(board, players, options, Rng(seed.to_bytes(4, "big"), "order"))
     cells = sorted(board.cells)
     while state.phase == "start":

@@ -59,13 +59,15 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
 - the bans of 7.1 (`conditional_moves`, `dark_moves`, `semi_dark_moves`, `throwing`,
   `mine_on_neighbour`) and 7.7's ban on repeating a move everyone heard change nothing
   (`repeats`);
+- option 7.4 (`rivers`: deep, shallow or turbulent) and landmines in weaponries
+  (`weaponry_landmines`, 4.3's variation);
 - section 9's rules (`miss_move`: a move not made in time loses the game, or is a skip
   under `missed_move`; `take_break`: one break each until half the players, and two at
   least, have had one).
 
 Not implemented yet: option 7.2 (handicaps: asking cell types before the start, an
-extra cell order without a wound), 7.3's named target, 7.4 (shallow and turbulent
-rivers), landmines in weaponries, the break by majority vote (section 9), and
+extra cell order without a wound), 7.3's named target, the break by majority vote
+(section 9), and
 everything outside this module (the clocks, the hosted game with its options in a match,
 projections, bots, the terminal, replay).
 """
@@ -168,9 +170,19 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     move_seconds: int = 60
     missed_move: str = "lose"
     break_seconds: int = 300
+    rivers: str = "deep"
+    weaponry_landmines: bool = False
 
 
 MISSED_MOVES: tuple[str, ...] = ("lose", "skip")
+RIVERS: tuple[str, ...] = ("deep", "shallow", "turbulent")
+
+
+def _rivers(value: Any, variant: str) -> str:
+    if value not in RIVERS:
+        raise OptionsError(f"must be one of {', '.join(map(repr, RIVERS))}")
+    return str(value)
+
 
 
 def _missed_move(value: Any, variant: str) -> str:
@@ -217,6 +229,12 @@ GAME_OPTIONS = (
     Integer("move_seconds", 60, 1, 86_400, "seconds a player has to make its move (section 9)"),
     Integer("break_seconds", 300, 1, 86_400,
             "seconds of the break a player may take before its move (section 9)"),
+    Custom("rivers", "deep",
+           "'deep' rivers carry a player one cell (4.6); 'shallow' ones only when it steps in, "
+           "or across the flow (7.4); 'turbulent' ones carry it to the delta at once (7.4)",
+           type="string", parse=_rivers, schema={"enum": list(RIVERS)}),
+    Boolean("weaponry_landmines", False,
+            "a weaponry gives a landmine to a player with nothing in its hands (4.3, 'some game variations')"),
     Custom("missed_move", "lose",
            "a move not made in time (section 9): 'lose' (the player is out, its corpse and items "
            "stay where it stood) or 'skip'",
@@ -401,6 +419,8 @@ PHRASES: Mapping[str, str] = {
     "wall_delta": "Cannot move in that direction - hit a wall; carried by the flow to a delta",
     "not_in_river": "Cannot move by the flow - not in a river",
     "not_in_pit": "Cannot move by the loop - not in a pit",
+    "by_river": "Walked by the river",
+    "river_against": "Failed, a river is flowing this way",
     "out": "Walked out of the labyrinth",
     "crumbled": "The treasure crumbled to ashes; return to the labyrinth with the next move",
     "must_return": "Return to the labyrinth with the next move",
@@ -825,7 +845,9 @@ class _Work:
         self.last = dict(state.last)
         self.outcome = state.outcome
         self.events: list[Event] = []
-        self.sources = frozenset(river_sources(state.plan))
+        # cells nobody can reach: river sources, unless rivers are shallow (walked up on foot)
+        shallow = state.options.rivers == "shallow"
+        self.sources = frozenset() if shallow else frozenset(river_sources(state.plan))
 
     # --- bookkeeping
 
@@ -1033,9 +1055,10 @@ class _Work:
         if side is Side.OPEN_EXIT:
             self.leave_labyrinth(seat, cell, direction)
             return arrival
+        shallow = self.options.rivers == "shallow"
         if side.blocks:
             arrival.wall = True
-            if isinstance(kind, River):
+            if isinstance(kind, River) and not shallow:
                 target = self.carried(cell)
                 arrival.kinds.add("river")
                 self.land_on(seat, target, "wall_delta" if self.is_delta(target) else "wall_river",
@@ -1043,17 +1066,37 @@ class _Work:
             else:
                 self.say("wall", seat)
             return arrival
-        self.enter(seat, step(cell, direction), arrival, cell)
+        target = step(cell, direction)
+        if shallow and isinstance(kind, River | Delta) and self.plan.river_next(target) == cell:
+            if isinstance(kind, Delta):  # out of a delta against a river flowing in (7.4)
+                arrival.wall = True
+                self.say("river_against", seat)
+                return arrival
+            arrival.kinds.add("river")
+            self.land_on(seat, target, "by_river", arrival, cell)  # upstream, on foot
+            return arrival
+        if shallow and isinstance(kind, River) and direction == kind.flow:
+            arrival.kinds.add("river")
+            self.land_on(seat, target, "by_river" if not self.is_delta(target) else None, arrival, cell)
+            return arrival
+        self.enter(seat, target, arrival, cell)
         return arrival
 
     def is_delta(self, cell: Cell) -> bool:
         return isinstance(self.plan.type_at(cell), Delta)
 
     def carried(self, cell: Cell) -> Cell:
-        target = self.plan.river_next(cell)
-        if target is not None and isinstance(self.plan.types.get(target), River | Delta):
-            return target
-        return cell
+        """Where the flow takes a player on a river cell: the next cell, or, with turbulent
+        rivers (7.4), the delta."""
+        at = cell
+        for _ in range(len(self.plan.cells)):
+            target = self.plan.river_next(at)
+            if target is None or not isinstance(self.plan.types.get(target), River | Delta):
+                return at
+            at = target
+            if self.options.rivers != "turbulent":
+                return at
+        return at
 
     def enter(self, seat: int, cell: Cell, arrival: _Arrival, came_from: Cell | None) -> None:
         """Walking into `cell` from `came_from` (None: from outside): a river carries on, a
@@ -1136,6 +1179,8 @@ class _Work:
         if isinstance(kind, Weaponry):  # the wounded and infected carry no bullets (5.1)
             healthy = not (player.wounded or player.infected)
             player = self.set(seat, bullets=MAX if healthy else 0, grenades=MAX)
+            if healthy and player.carries is None and self.options.weaponry_landmines:
+                player = self.set(seat, carries=MineItem())
         pile = self.pile(cell)
         found = {"treasure": len(pile.treasures), "bullet": pile.bullets, "grenade": pile.grenades,
                  "landmine": pile.landmines, "corpse": len(pile.corpses)}
