@@ -5,7 +5,7 @@
     daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
-    daedalus archive --older-than AGE [--to DIR] [--redis-url URL] [--dry-run]   (server/archive.py)
+    daedalus archive --older-than AGE [--to DIR|s3://BUCKET/PREFIX] [--redis-url URL] [--dry-run]
     daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]   (Labyrinth plans: clients/plan_cli.py)
     daedalus plan check FILE [--players N] [--option KEY=VALUE ...] [--json]
     daedalus plan generate [--seed S] [--size WxH] [--players N] [--option KEY=VALUE ...] [--out FILE] [--svg OUT.svg]
@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     archive.add_argument(
         "--to", default=None, metavar="DIR",
-        help="the archive directory (default: DAEDALUS_ARCHIVE; an s3:// address is not supported)",
+        help="the archive: a directory, or s3://BUCKET/PREFIX (boto3's credentials and "
+        "AWS_ENDPOINT_URL; pip install 'daedalus[s3]') (default: DAEDALUS_ARCHIVE)",
     )
     archive.add_argument(
         "--redis-url", default=None, help="Redis to archive from (default: REDIS_URL; "
@@ -519,7 +520,7 @@ async def _fetch_log(server: str, match_id: str, audit_key: str | None = None) -
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from server.archive import ArchiveDir, parse_age
+    from server.archive import open_archive, parse_age
 
     try:
         older_than = parse_age(args.older_than)
@@ -530,14 +531,16 @@ def cmd_archive(args: argparse.Namespace) -> int:
     if not to:
         _err("daedalus archive: say where to archive to: --to DIR (or DAEDALUS_ARCHIVE)")
         return 2
-    if "://" in to:
-        _err(f"daedalus archive: {to}: only a directory is supported as an archive, not a bucket")
+    try:
+        where = open_archive(to)
+    except ValueError as exc:
+        _err(f"daedalus archive: --to {to}: {exc}")
         return 2
     redis_url = args.redis_url or os.environ.get("REDIS_URL", "").strip()
     if not redis_url:
         _err("daedalus archive: say which Redis: --redis-url URL (or REDIS_URL)")
         return 2
-    return asyncio.run(_archive(redis_url, ArchiveDir(to), older_than, args.dry_run))
+    return asyncio.run(_archive(redis_url, where, older_than, args.dry_run))
 
 
 async def _archive(redis_url: str, to: Any, older_than: float, dry_run: bool) -> int:

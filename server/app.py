@@ -31,7 +31,7 @@ from projections.common import seals
 from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, Hosted, UnknownGame, hosted, resolve_game
 from server import keys, logs
-from server.archive import ArchiveDir
+from server.archive import open_archive
 from server.config import Settings
 from server.hub import (
     Busy,
@@ -694,7 +694,7 @@ async def _archived_log(request: Request) -> Response | None:
     folder = _hub(request).settings.archive
     if folder is None:
         return None
-    logged = await asyncio.to_thread(ArchiveDir(folder).read, request.path_params["match_id"])
+    logged = await asyncio.to_thread(open_archive(folder).read, request.path_params["match_id"])
     if not logged:
         return None
     host = hosted(str(logged[0].body["game"]))

@@ -25,13 +25,17 @@ Redis (for a match that seals, the public form unless the audit key is given), s
 `daedalus replay FILE --verify` reads (the whole log, sealed values included: an
 archive is the operator's, to be kept as the Redis data was).
 
-Only a directory is supported as the destination (an S3 bucket is not: see
-deploy/README.md, "Archival and retention").
+The destination is a directory (`ArchiveDir`) or an S3-compatible bucket, given as
+`s3://BUCKET/PREFIX` (`ArchiveS3`, through boto3: the optional dependency
+`daedalus[s3]`; credentials, region and `AWS_ENDPOINT_URL` for a store other than AWS
+as boto3 reads them). An S3 PUT stores an object whole or not at all, as the rename
+does for a file. `open_archive` picks one from the location.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import time
@@ -118,6 +122,73 @@ class ArchiveDir:
         return None if data is None else decode(data)
 
 
+class ArchiveS3:
+    """Archived logs in an S3-compatible bucket: s3://BUCKET/PREFIX/<match id>.jsonl."""
+
+    def __init__(self, location: str) -> None:
+        found = re.fullmatch(r"s3://([^/]+)/?(.*)", location)
+        if found is None:
+            raise ValueError(f"{location!r} is not s3://BUCKET/PREFIX")
+        self.bucket = found.group(1)
+        self.prefix = found.group(2).strip("/")
+        try:
+            import boto3
+        except ImportError:
+            raise ValueError(
+                "an s3:// archive needs boto3: pip install 'daedalus[s3]'"
+            ) from None
+        self._s3: Any = boto3.client("s3")
+
+    def key(self, match_id: str) -> str:
+        if not _MATCH_ID.match(match_id):
+            raise ValueError(f"not a match id: {match_id!r}")
+        return f"{self.prefix}/{match_id}.jsonl" if self.prefix else f"{match_id}.jsonl"
+
+    def path(self, match_id: str) -> str:
+        return f"s3://{self.bucket}/{self.key(match_id)}"
+
+    def write(self, match_id: str, data: bytes) -> str:
+        """Store `data` as the match's archive (a PUT: whole or not at all)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self._s3.put_object(
+                Bucket=self.bucket, Key=self.key(match_id), Body=data,
+                ContentType="application/x-ndjson",
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise OSError(f"{self.path(match_id)}: {exc}") from exc
+        return self.path(match_id)
+
+    def read_bytes(self, match_id: str) -> bytes | None:
+        """The archived log's bytes, or None if the match is not archived here."""
+        from botocore.exceptions import ClientError
+
+        try:
+            found = self._s3.get_object(Bucket=self.bucket, Key=self.key(match_id))
+        except ValueError:
+            return None
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise OSError(f"{self.path(match_id)}: {exc}") from exc
+        return bytes(found["Body"].read())
+
+    def read(self, match_id: str) -> list[Entry] | None:
+        data = self.read_bytes(match_id)
+        return None if data is None else decode(data)
+
+
+Archive = ArchiveDir | ArchiveS3
+
+
+@functools.lru_cache(maxsize=8)
+def open_archive(location: str) -> Archive:
+    """The archive at `location`: s3://BUCKET/PREFIX, else a directory (kept: a server
+    reads its archive at every request for an archived log)."""
+    return ArchiveS3(location) if location.startswith("s3://") else ArchiveDir(location)
+
+
 def encode(raw_entries: list[bytes]) -> bytes:
     return b"".join(raw + b"\n" for raw in raw_entries)
 
@@ -188,7 +259,7 @@ async def read_raw(store: EventStore, match_id: str) -> list[bytes]:
 
 async def archive_matches(
     store: EventStore,
-    to: ArchiveDir,
+    to: Archive,
     *,
     older_than_s: float,
     dry_run: bool = False,

@@ -157,7 +157,7 @@ class Settings:
     # default $XDG_STATE_HOME/daedalus/server-key.pem). Every process of a deployment
     # should share it; its public key is served at GET /key.
     key_file: str = field(default_factory=_key_file_from_env)
-    # The directory `daedalus archive` moves finished matches to (server/archive.py;
-    # DAEDALUS_ARCHIVE): GET /matches/{id}/log serves a match found there and no longer
-    # in Redis as it served it from Redis. None: archived matches are not served.
+    # Where `daedalus archive` moves finished matches to, a directory or s3://BUCKET/PREFIX
+    # (server/archive.py; DAEDALUS_ARCHIVE): GET /matches/{id}/log serves a match found
+    # there and no longer in Redis as it served it from Redis. None: not served.
     archive: str | None = field(default_factory=lambda: os.environ.get("DAEDALUS_ARCHIVE", "").strip() or None)

@@ -5,7 +5,12 @@ whose archive is not verified, is removed."""
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,7 @@ from server.config import Settings
 from server.main import EmbeddedServer
 from server.store import EventStore, cids_key, head_key, log_key, tokens_key
 from tests import toygame
+from tests.conftest import _free_port, wait_for_port
 from tests.wsutil import Raw, new_match
 
 toygame.install()
@@ -169,6 +175,75 @@ def test_ages() -> None:
 def test_the_command_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["archive", "--older-than", "7x", "--to", "/tmp/x", "--redis-url", "redis://h"]) == 2
     assert "not an age" in capsys.readouterr().err
-    assert cli.main(["archive", "--older-than", "7d", "--to", "s3://bucket/p", "--redis-url", "redis://h"]) == 2
-    assert "only a directory" in capsys.readouterr().err
+    assert cli.main(["archive", "--older-than", "7d", "--to", "s3://", "--redis-url", "redis://h"]) == 2
+    assert "is not s3://BUCKET/PREFIX" in capsys.readouterr().err
     assert archive.ArchiveDir("/tmp").read("../etc/passwd") is None
+
+
+# --- an S3-compatible bucket -----------------------------------------------------------------
+
+
+@pytest.fixture
+def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """moto's S3 server on a loopback port, boto3 pointed at it, a bucket `archive`."""
+    pytest.importorskip("boto3")
+    program = shutil.which("moto_server", path=os.path.dirname(sys.executable))
+    if program is None:
+        pytest.skip("no moto_server (pip install 'moto[server]')")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [program, "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_for_port(port), "moto_server did not start"
+        endpoint = f"http://127.0.0.1:{port}"
+        for name, value in {
+            "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test",
+            "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1",
+        }.items():
+            monkeypatch.setenv(name, value)
+        import boto3
+
+        boto3.client("s3").create_bucket(Bucket="archive")
+        archive.open_archive.cache_clear()
+        yield endpoint
+    finally:
+        archive.open_archive.cache_clear()
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_an_archive_in_a_bucket_is_served_the_same(store: EventStore, s3_server: str) -> None:
+    import boto3
+
+    location = "s3://archive/daedalus/matches"
+    async with EmbeddedServer(Settings(archive=location), store=store) as srv:
+        finished = await play_to_the_end(srv)
+        served = await get_log(srv, finished)
+        report = await archive_matches(
+            store, archive.open_archive(location), older_than_s=0, now_ms=later()
+        )
+        assert report.archived == [finished] and report.failed == []
+        assert await store.reads.exists(*keys_of(finished)) == 0
+        body = boto3.client("s3").get_object(Bucket="archive", Key=f"daedalus/matches/{finished}.jsonl")
+        assert verify_entries(archive.decode(body["Body"].read())).ok
+        again = await get_log(srv, finished)
+        assert again.status_code == 200 and again.content == served.content
+        code = await asyncio.to_thread(cli.main, ["replay", finished, "--server", srv.url, "--verify"])
+        assert code == 0
+        async with httpx.AsyncClient(base_url=srv.url) as http:
+            assert (await http.get("/matches/zzzzzzzzzzzz/log")).status_code == 404
+
+
+async def test_a_bucket_that_refuses_the_write_keeps_the_match_in_redis(
+    store: EventStore, s3_server: str
+) -> None:
+    async with EmbeddedServer(Settings(), store=store) as srv:
+        finished = await play_to_the_end(srv)
+    report = await archive_matches(
+        store, archive.open_archive("s3://no-such-bucket/x"), older_than_s=0, now_ms=later()
+    )
+    assert report.archived == [] and [m for m, _ in report.failed] == [finished]
+    assert "could not be written" in report.failed[0][1]
+    assert await store.reads.exists(*keys_of(finished)) == 4
