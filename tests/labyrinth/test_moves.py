@@ -79,6 +79,7 @@ ACTIONS = [
     ("take the lowest treasure", Take(1)),
     ("take the second lowest treasure", Take(2)),
     ("take the topmost treasure", Take("topmost")),
+    ("shoot up at player 2 on 3,4", Shoot("up", 2, (3, 4))),  # 7.3's named target
     ("Blow up the wall to the right", Blow("right")),  # 5.4
     ("throw a grenade down", Blow("down")),  # 2.1: a grenade is thrown into a wall
     ("throw a corpse to the right", Throw("corpse", "right")),  # 5.2
@@ -140,6 +141,8 @@ def test_the_structured_form_is_plain_json() -> None:
     ("go left, dance", 10, "expected an action"),
     ("recall", 7, "the player's number"),
     ("recall 0", 8, "numbered from 1"),
+    ("go up, shoot left at 2", 22, "expected 'player'"),
+    ("go up, shoot left at player 2 on 3", 35, "expected ','"),
     ("skip, go left", 5, "a skip is the whole move"),
     ("go left, don't tell the result, don't tell the result", 33, "dark already"),
 ])
@@ -160,6 +163,9 @@ def test_a_parse_error_says_where_and_what_was_expected(text: str, column: int, 
     ('{"kind": "move"}', "$.go"),
     ('{"kind": "recall"}', "$.player"),
     ('{"go": "up", "tell_wall": true}', "$.tell_wall"),
+    ('{"go": "up", "after": [{"type": "shoot", "direction": "up", "player": 2}]}', "$.after[0].cell"),
+    ('{"go": "up", "after": [{"type": "shoot", "direction": "up", "player": 0, "cell": [1, 1]}]}',
+     "$.after[0].player"),
     ('{"go": "up", "when": [{"if": "pit"}]}', "$.when[0].then"),
     ('{"go": "up", "after": [{"type": "leave", "item": "corpse", "count": 2}]}', "$.after[0].count"),
     ('{"go": "up", "after": [{"type": "throw", "item": "grenade", "direction": "up"}]}', "$.after[0].item"),
@@ -188,6 +194,7 @@ def _leave_or_throw(draw: st.DrawFn) -> Leave | Throw:
 
 actions = st.one_of(
     st.builds(Shoot, directions),
+    st.builds(Shoot, directions, st.integers(1, 6), st.tuples(st.integers(1, 60), st.integers(1, 60))),
     st.builds(Blow, directions),
     _leave_or_throw(),
     st.builds(SetMine, st.none() | directions),

@@ -1011,3 +1011,19 @@ def test_with_shallow_rivers_a_source_is_reached_on_foot_and_nothing_thrown_ther
     state, said = move(state, 0, "throw the treasure left, go left")
     assert state.outcome is None
     assert said[-2:] == ["Walked by the river", "found a treasure"] and state.players[0].cell == (1, 1)
+
+
+def test_a_named_target_is_the_only_one_a_bullet_hits_under_7_3() -> None:
+    state = game(RANGE, [(1, 1), (1, 2), (1, 3), (2, 6)], named_target=True, landmines=False)
+    hit, said = move(state, 0, "shoot right at player 3 on 1,3, go down")
+    assert "A scream is heard!" in said  # over player 2, into player 3
+    assert [p.wounded for p in hit.players] == [False, False, True, False]
+    missed, said = move(state, 0, "shoot right at player 3 on 1,2, go down")  # not where it is
+    assert "No scream is heard" in said and not any(p.wounded for p in missed.players)
+    with pytest.raises(RuleError, match="names its target"):
+        play(state, 0, parse_command("shoot right, go down"))
+    with pytest.raises(RuleError, match="not in the match"):
+        play(state, 0, parse_command("shoot right at player 7 on 1,3, go down"))
+    plain = game(RANGE, [(1, 1), (1, 2)])
+    with pytest.raises(RuleError, match="name no target"):
+        play(plain, 0, parse_command("shoot right at player 2 on 1,2, go down"))

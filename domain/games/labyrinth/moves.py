@@ -77,10 +77,13 @@ class MoveError(ValueError):
 # --- the data ------------------------------------------------------------------------------
 
 
-class Shoot(msgspec.Struct, frozen=True, tag="shoot", forbid_unknown_fields=True):
-    """Fire a bullet in a direction (5.5)."""
+class Shoot(msgspec.Struct, frozen=True, tag="shoot", forbid_unknown_fields=True, omit_defaults=True):
+    """Fire a bullet in a direction (5.5); under option 7.3's named target, at `player`
+    (numbered from 1) on `cell` (row, column), both or neither."""
 
     direction: Direction
+    player: int | None = None
+    cell: tuple[int, int] | None = None
 
 
 class Blow(msgspec.Struct, frozen=True, tag="blow", forbid_unknown_fields=True):
@@ -175,6 +178,14 @@ def check_command(command: Command) -> Command:
 
 
 def _check_action(action: Action, path: str) -> None:
+    if isinstance(action, Shoot):
+        if (action.player is None) != (action.cell is None):
+            raise MoveError("a named target is a player and the cell it is on, both or neither",
+                            path=path + (".cell" if action.cell is None else ".player"))
+        if action.player is not None and action.player < 1:
+            raise MoveError("players are numbered from 1", path=path + ".player")
+        if action.cell is not None and min(action.cell) < 1:
+            raise MoveError("rows and columns count from 1", path=path + ".cell")
     if isinstance(action, Leave | Throw):
         top = 1 if action.item in ONE_OF_A_KIND else MAX_COUNT
         if not 1 <= action.count <= top:
@@ -254,6 +265,8 @@ def _things(item: str, count: int) -> str:
 
 def render_action(action: Action) -> str:
     if isinstance(action, Shoot):
+        if action.player is not None and action.cell is not None:
+            return f"shoot {action.direction} at player {action.player} on {action.cell[0]},{action.cell[1]}"
         return f"shoot {action.direction}"
     if isinstance(action, Blow):
         return f"blow the {action.direction} wall"
@@ -388,6 +401,14 @@ def _direction(t: _Tokens, what: str = "a direction: up, right, down or left") -
     return cast(Direction, word)
 
 
+def _number(t: _Tokens, what: str) -> int:
+    word = t.peek()
+    if word is None or not word.isdigit() or int(word) < 1:
+        raise t.fail(f"{what}, a number from 1")
+    t.take()
+    return int(word)
+
+
 def _optional_direction(t: _Tokens) -> Direction | None:
     if t.accept("here", "there"):
         return None
@@ -482,7 +503,17 @@ def _action(t: _Tokens) -> Action | None:
     verb = t.peek()
     if verb in ("shoot", "fire"):
         t.i += 1
-        return Shoot(_direction(t))
+        direction = _direction(t)
+        if t.peek() != "at":
+            return Shoot(direction)
+        t.take()
+        t.expect("'player' (shoot up at player 2 on 3,4)", "player")
+        player = _number(t, "the player's number")
+        t.expect("'on' and the cell (on 3,4)", "on", "at", "in")
+        row = _number(t, "the cell's row")
+        t.expect("',' between the row and the column (3,4)", ",")
+        column = _number(t, "the cell's column")
+        return Shoot(direction, player, (row, column))
     if verb == "blow":
         t.i += 1
         return _blow(t)

@@ -55,7 +55,7 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
   round without a change), all players skipping (6.6), skips forbidden (7.7 `skips`);
 - status (6.4), recall of a player's last move (6.3), dark and semi-dark moves (6.7,
   6.8) as event audiences;
-- option 7.3: `shooting_range`, `damp_powder`, `shoot_through`;
+- option 7.3: `shooting_range`, `damp_powder`, `shoot_through`, `named_target`;
 - the bans of 7.1 (`conditional_moves`, `dark_moves`, `semi_dark_moves`, `throwing`,
   `mine_on_neighbour`) and 7.7's ban on repeating a move everyone heard change nothing
   (`repeats`);
@@ -66,8 +66,7 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
   least, have had one).
 
 Not implemented yet: option 7.2 (handicaps: asking cell types before the start, an
-extra cell order without a wound), 7.3's named target, the break by majority vote
-(section 9), and
+extra cell order without a wound), the break by majority vote (section 9), and
 everything outside this module (the clocks, the hosted game with its options in a match,
 projections, bots, the terminal, replay).
 """
@@ -172,6 +171,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     break_seconds: int = 300
     rivers: str = "deep"
     weaponry_landmines: bool = False
+    named_target: bool = False
 
 
 MISSED_MOVES: tuple[str, ...] = ("lose", "skip")
@@ -233,6 +233,8 @@ GAME_OPTIONS = (
            "'deep' rivers carry a player one cell (4.6); 'shallow' ones only when it steps in, "
            "or across the flow (7.4); 'turbulent' ones carry it to the delta at once (7.4)",
            type="string", parse=_rivers, schema={"enum": list(RIVERS)}),
+    Boolean("named_target", False,
+            "a shot names its target, a player and its cell, and hits nobody else (7.3)"),
     Boolean("weaponry_landmines", False,
             "a weaponry gives a landmine to a player with nothing in its hands (4.3, 'some game variations')"),
     Custom("missed_move", "lose",
@@ -711,6 +713,14 @@ def _check_allowed(state: State, seat: int, command: Command) -> None:
     if command.dark and not command.tell_wall and not options.dark_moves:
         raise RuleError("no_dark_moves", "dark moves are not allowed in this match (7.1)")
     actions = [*command.before, *command.after, *(a for w in command.when for a in w.then)]
+    shots = [a for a in actions if isinstance(a, Shoot)]
+    if options.named_target and any(a.player is None for a in shots):
+        raise RuleError("name_the_target", "a shot names its target in this match: shoot up at "
+                        "player 2 on 3,4 (7.3)")
+    if not options.named_target and any(a.player is not None for a in shots):
+        raise RuleError("no_named_target", "shots name no target in this match (7.3)")
+    if any(a.player is not None and not 1 <= a.player <= len(state.players) for a in shots):
+        raise RuleError("no_such_player", "a shot names a player who is not in the match")
     if not options.throwing and any(isinstance(a, Throw) for a in actions):
         raise RuleError("no_throwing", "items are only left, not thrown, in this match (7.1)")
     if not options.mine_on_neighbour and any(isinstance(a, SetMine) and a.direction for a in actions):
@@ -1350,7 +1360,10 @@ class _Work:
         if player.outside is not None:
             return
         if isinstance(action, Shoot):
-            self.shoot(seat, action.direction)
+            named = None
+            if action.player is not None and action.cell is not None:
+                named = (action.player - 1, (int(action.cell[0]), int(action.cell[1])))
+            self.shoot(seat, action.direction, named)
         elif isinstance(action, Blow):
             self.blow(seat, action.direction)
         elif isinstance(action, Leave):
@@ -1362,7 +1375,7 @@ class _Work:
         else:
             self.take(seat, action)
 
-    def shoot(self, seat: int, direction: Direction) -> None:
+    def shoot(self, seat: int, direction: Direction, target: tuple[int, Cell] | None = None) -> None:
         player = self.players[seat]
         cell = player.cell
         assert cell is not None
@@ -1379,9 +1392,9 @@ class _Work:
             self.say("no_bullets", seat, direction=direction)
             return
         self.set(seat, bullets=player.bullets - 1)
-        hit = [p for p in self.others_on(cell, but=seat) if not p.fallen]
+        hit = [p for p in self.others_on(cell, but=seat) if not p.fallen and self.aimed(p, cell, target)]
         if not hit:
-            hit = self.flight(cell, direction)
+            hit = self.flight(cell, direction, target)
         dropped_here = [p for p in hit if p.cell == cell]
         for p in hit:
             self.wound(p.seat)
@@ -1401,9 +1414,16 @@ class _Work:
             self.set(seat, bullets=player.bullets + n)
             self.put(cell, bullets=pile.bullets - n)
 
-    def flight(self, cell: Cell, direction: Direction) -> list[Player]:
+    @staticmethod
+    def aimed(player: Player, cell: Cell, target: tuple[int, Cell] | None) -> bool:
+        """Whether a bullet can hit `player` on `cell`: any player, or under 7.3's named
+        target only the one named, on the cell named."""
+        return target is None or target == (player.seat, cell)
+
+    def flight(self, cell: Cell, direction: Direction, target: tuple[int, Cell] | None = None) -> list[Player]:
         """The players a bullet from `cell` hits: it flies until a wall, a hospital or a
-        weaponry (unless 7.3 lets it through) or a player (a fallen one it passes over)."""
+        weaponry (unless 7.3 lets it through) or a player (a fallen one it passes over;
+        with a named target, every other player too)."""
         flown = 0
         at = cell
         limit = self.options.shooting_range
@@ -1418,7 +1438,7 @@ class _Work:
                 return []
             if isinstance(kind, Hospital):
                 continue  # nobody is wounded in a hospital (4.2)
-            standing = [p for p in self.others_on(at) if not p.fallen]
+            standing = [p for p in self.others_on(at) if not p.fallen and self.aimed(p, at, target)]
             if standing:
                 return standing
         return []
