@@ -451,6 +451,8 @@ class MatchRunner:
         before = self.current.seq
         folded = self.core.receive(fresh)
         self._others_folded(before)
+        if self.current.seq > before:  # the newest entry, by its appender's clock
+            self.hub.metrics.follow_lag.observe(max(0, now_ms() - self.core.times[-1]) / 1000)
         self._deliver(folded)
         if folded.error is not None or folded.behind:
             self.hub.follower.pause(self, 5.0)

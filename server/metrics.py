@@ -82,6 +82,13 @@ class Metrics:
             "counted by the process that appended that entry.",
             ["game"], buckets=ROUND_BUCKETS, registry=r,
         )
+        self.follow_lag = Histogram(
+            "daedalus_follow_lag_seconds", "For entries other processes appended, the time "
+            "from the newest one's timestamp (the appending process's clock) to its fold "
+            "here, once per read of the follower: how far behind this process's viewers "
+            "see other processes' moves (the hosts' clocks must agree: NTP).",
+            buckets=APPEND_BUCKETS, registry=r,
+        )
         self.connections = Gauge(
             "daedalus_connections", "Websocket connections open on this process.", registry=r
         )

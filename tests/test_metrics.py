@@ -130,3 +130,47 @@ def test_a_conflict_and_a_store_error_are_counted() -> None:
     assert "daedalus_append_conflicts_total 1.0" in text
     assert 'daedalus_redis_errors_total{where="tick"} 1.0' in text
     assert 'daedalus_commands_total{game="toy",outcome="error"} 1.0' in text
+
+
+async def test_two_processes_count_a_match_once_and_their_follow_lag() -> None:
+    """Two servers on one store, a player on each: each round and the match's end are
+    counted once across both (by the process that appended the entry), and each
+    process measures how late it folds the other's entries."""
+    import fakeredis
+
+    from server.store import EventStore
+
+    shared = fakeredis.FakeServer()
+
+    def store() -> EventStore:
+        return EventStore(
+            fakeredis.FakeAsyncRedis(server=shared), fakeredis.FakeAsyncRedis(server=shared),
+            follows=fakeredis.FakeAsyncRedis(server=shared, single_connection_client=True),
+            description="shared fakeredis",
+        )
+
+    async with EmbeddedServer(Settings(), store=store()) as a, EmbeddedServer(Settings(), store=store()) as b:
+        match, tokens = await new_match(a.url, "toy", {"turn_ms": 60_000})
+        players = [await Raw.open(a.ws_url), await Raw.open(b.ws_url)]
+        for raw, token in zip(players, tokens, strict=True):
+            assert (await raw.hello(match, token))["type"] == "welcome"
+        accepted, turn = 0, 0
+        while True:
+            answer = await players[turn].command(f"c{accepted}", {"type": "add", "n": 3})
+            assert answer["type"] == "ack", answer
+            accepted += 1
+            # an update reaches the other player (its process folds what it is sent)
+            await players[1 - turn].until(lambda m: m["type"] == "update")
+            async with httpx.AsyncClient(base_url=a.url) as http:
+                if (await http.get(f"/matches/{match}")).json()["ended"]:
+                    break
+            turn = 1 - turn
+        for raw in players:
+            await raw.close()
+        mine, theirs = await scrape(a.url), await scrape(b.url)
+    both = [mine, theirs]
+    assert sum(value(s, "daedalus_round_seconds_count", game="toy") for s in both) == accepted
+    assert sum(value(s, "daedalus_matches_total", event="finished") for s in both) == 1
+    assert sum(value(s, "daedalus_commands_total", game="toy", outcome="accepted") for s in both) == accepted
+    for samples in both:
+        assert value(samples, "daedalus_follow_lag_seconds_count") >= 1
