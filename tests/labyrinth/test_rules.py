@@ -25,6 +25,7 @@ from domain.games.labyrinth.rules import (
     RuleError,
     State,
     TreasureItem,
+    ask_cell,
     choose_start,
     configure,
     events_for,
@@ -808,10 +809,10 @@ def test_nstop_rounds_without_a_change_are_a_draw() -> None:
     state = game(RANGE, [(1, 1), (2, 6)], nstop=2)
     state, _ = play(state, 0, parse_command("go down"))
     state, events = play(state, 1, parse_command("go up"))
-    assert "1 rounds with no changes" in told(events, None)
+    assert "One round with no changes" in told(events, None)
     state, _ = play(state, 0, parse_command("blow the right wall, go down"))  # no wall there
     state, events = play(state, 1, parse_command("go up"))
-    assert told(events, None)[-1] == "2 rounds with no changes - game ends with a draw!"
+    assert told(events, None)[-1] == "Two rounds with no changes - game ends with a draw!"
     assert state.outcome is not None and state.outcome.reason == "nstop"
 
 
@@ -1027,3 +1028,48 @@ def test_a_named_target_is_the_only_one_a_bullet_hits_under_7_3() -> None:
     plain = game(RANGE, [(1, 1), (1, 2)])
     with pytest.raises(RuleError, match="name no target"):
         play(plain, 0, parse_command("shoot right at player 2 on 1,2, go down"))
+
+
+def test_handicaps_of_7_2_cell_types_asked_before_the_start() -> None:
+    options = configure({"handicaps": [{"player": 2, "cells": 2}]})
+    state, _ = start_game(SECTION_A, 2, options, Rng(b"h", "order"))
+    state = msgspec.structs.replace(state, order=(0, 1))
+    with pytest.raises(RuleError, match="no cell types"):
+        ask_cell(state, 0, (1, 1))
+    state, events = ask_cell(state, 1, (3, 2))
+    assert told(events, None) == ["Player 2 asked the type of a cell"]
+    assert told(events, 1) == ["Player 2 asked the type of a cell", "Cell 3,2 is a hospital"]
+    state, _ = ask_cell(state, 1, (4, 4))
+    with pytest.raises(RuleError, match="no cell types"):
+        ask_cell(state, 1, (1, 1))
+    state, _ = choose_start(state, 0, (1, 1))
+    with pytest.raises(RuleError, match="one of the cells asked"):
+        choose_start(state, 1, (1, 2))
+    state, _ = choose_start(state, 1, (4, 4))
+    assert state.phase == "play"
+    with pytest.raises(RuleError, match="before the start"):
+        ask_cell(state, 1, (1, 1))
+
+
+def test_handicaps_of_7_2_a_cell_order_without_a_wound_leaves_the_items_behind() -> None:
+    state = game(RANGE, [(1, 1), (2, 6)], handicaps=[{"player": 1, "orders": 1}])
+    state = msgspec.structs.replace(state, truth=(True,))
+    state = changed(state, 0, carries=TreasureItem(0))
+    with pytest.raises(RuleError, match="player 1's turn"):
+        order_cell(state, 1, (2, 1))
+    state, events = order_cell(state, 0, (2, 2))
+    assert told(events, None) == ["Player 1 ordered a new cell"]
+    assert state.players[0].cell == (2, 2) and state.players[0].carries is None
+    assert state.players[0].bullets == 0 and state.players[0].grenades == 3
+    assert state.pile((1, 1)) == Pile(bullets=3, treasures=(0,))
+    with pytest.raises(RuleError, match="handicap"):
+        order_cell(state, 0, (2, 3))  # none left
+
+
+def test_handicaps_are_checked() -> None:
+    with pytest.raises(OptionsError, match="handicaps"):
+        configure({"handicaps": [{"player": 1, "cells": -1}]})
+    with pytest.raises(OptionsError, match="handicaps"):
+        configure({"handicaps": [{"player": 1}, {"player": 1}]})
+    with pytest.raises(RuleError, match="not in the match"):
+        start_game(SECTION_A, 2, configure({"handicaps": [{"player": 3, "cells": 1}]}), Rng(b"h", "order"))

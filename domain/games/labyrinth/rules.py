@@ -59,14 +59,16 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
 - the bans of 7.1 (`conditional_moves`, `dark_moves`, `semi_dark_moves`, `throwing`,
   `mine_on_neighbour`) and 7.7's ban on repeating a move everyone heard change nothing
   (`repeats`);
+- option 7.2's handicaps (`handicaps`: cell types asked before the start with
+  `ask_cell`, the start then among them; cell orders without a wound, leaving bullets
+  and what the player carries behind);
 - option 7.4 (`rivers`: deep, shallow or turbulent) and landmines in weaponries
   (`weaponry_landmines`, 4.3's variation);
 - section 9's rules (`miss_move`: a move not made in time loses the game, or is a skip
   under `missed_move`; `take_break`: one break each until half the players, and two at
   least, have had one).
 
-Not implemented yet: option 7.2 (handicaps: asking cell types before the start, an
-extra cell order without a wound), the break by majority vote (section 9), and
+Not implemented yet: the break by majority vote (section 9), and
 everything outside this module (the clocks, the hosted game with its options in a match,
 projections, bots, the terminal, replay).
 """
@@ -124,6 +126,29 @@ BlowReport = Literal["grenades", "missing", "all"]
 BLOW_REPORTS: tuple[str, ...] = ("grenades", "missing", "all")
 
 
+class Handicap(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Option 7.2 for one player (numbered from 1): the types of `cells` cells asked before
+    the start, its start then chosen among them; `orders` cell orders without a wound."""
+
+    player: int
+    cells: int = 0
+    orders: int = 0
+
+
+def _handicaps(value: Any, variant: str) -> tuple[Handicap, ...]:
+    try:
+        found = msgspec.convert(value, tuple[Handicap, ...])
+    except msgspec.ValidationError as exc:
+        raise OptionsError(f"a list of {{player, cells, orders}}: {exc}") from None
+    players = [h.player for h in found]
+    if len(set(players)) != len(players):
+        raise OptionsError("one entry a player")
+    for h in found:
+        if not 1 <= h.player <= 6 or not 0 <= h.cells <= 100 or not 0 <= h.orders <= 100:
+            raise OptionsError("player is 1 to 6, cells and orders 0 to 100")
+    return found
+
+
 class Options(msgspec.Struct, frozen=True, kw_only=True):
     """The match options the game master plays by: the plan's (validate.PlanOptions, of
     which `landmines`, `heal_moves` and `nstop` concern the game itself) and section 7's."""
@@ -172,6 +197,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     rivers: str = "deep"
     weaponry_landmines: bool = False
     named_target: bool = False
+    handicaps: tuple[Handicap, ...] = ()
 
 
 MISSED_MOVES: tuple[str, ...] = ("lose", "skip")
@@ -235,6 +261,16 @@ GAME_OPTIONS = (
            type="string", parse=_rivers, schema={"enum": list(RIVERS)}),
     Boolean("named_target", False,
             "a shot names its target, a player and its cell, and hits nobody else (7.3)"),
+    Custom("handicaps", (),
+           "handicaps (7.2): for a player (numbered from 1), the types of `cells` cells it may ask "
+           "before the start, its start then among them, and `orders` cell orders without a wound",
+           type="array", parse=_handicaps,
+           schema={"items": {"type": "object", "properties": {
+               "player": {"type": "integer", "minimum": 1, "maximum": 6},
+               "cells": {"type": "integer", "minimum": 0, "maximum": 100},
+               "orders": {"type": "integer", "minimum": 0, "maximum": 100}},
+               "required": ["player"], "additionalProperties": False},
+               "examples": [[{"player": 2, "cells": 3, "orders": 1}]]}),
     Boolean("weaponry_landmines", False,
             "a weaponry gives a landmine to a player with nothing in its hands (4.3, 'some game variations')"),
     Custom("missed_move", "lose",
@@ -287,6 +323,11 @@ class Player(msgspec.Struct, frozen=True):
     outside: tuple[Cell, Direction] | None = None
     """Walked out through this exit and must come back with its next move (3.4)."""
     death_told: bool = False
+    asks: int = 0
+    """Cell types it may still ask before the start (7.2)."""
+    asked: tuple[Cell, ...] = ()
+    extra_orders: int = 0
+    """Cell orders without a wound left (7.2)."""
 
     @property
     def in_play(self) -> bool:
@@ -396,6 +437,8 @@ PHRASES: Mapping[str, str] = {
     "ordered_cell": "Player {player} ordered a new cell",
     "new_cell": "You continue from {cell}",
     "cell_rejected": "That cell is invalid: choose another",
+    "asked_cell": "Player {player} asked the type of a cell",
+    "cell_type": "Cell {cell} is {where}",
     "move": "Player {player}: {move}",
     "dark_done": "{move} - done.",
     "semi_wall": "You've hit a wall.",
@@ -466,8 +509,8 @@ PHRASES: Mapping[str, str] = {
     "recall": "Player {player}'s last move: {move} - {answers}",
     "recall_none": "Player {player} has made no move yet",
     # the end
-    "quiet": "{rounds} rounds with no changes",
-    "draw_nstop": "{rounds} rounds with no changes - game ends with a draw!",
+    "quiet": "{rounds_words} with no changes",
+    "draw_nstop": "{rounds_words} with no changes - game ends with a draw!",
     "draw_skips": "All players skipped their moves: the game is a draw",
     "draw_treasure_lost": "The true treasure is lost: the game is a draw",
     "won_kill": "Player {player} is the last one alive and wins",
@@ -516,6 +559,9 @@ def say(event: Event) -> str:
         args["grenades_left"] = count_words(args["grenades"], "grenade")
     if isinstance(args.get("ground"), int):
         args["ground_words"] = "none" if args["ground"] == 0 else _NUMBER.get(args["ground"], str(args["ground"]))
+    if isinstance(args.get("rounds"), int):
+        n = args["rounds"]
+        args["rounds_words"] = count_words(n, "round").capitalize()
     if event.key == "recall" and isinstance(args.get("answers"), list):
         args["answers"] = ", ".join(args["answers"])
     return PHRASES[event.key].format(**args)
@@ -538,7 +584,14 @@ def start_game(plan: Plan, seats: int, options: Options, rng: Rng) -> tuple[Stat
     order = tuple(rng.shuffle(range(seats)))
     orders = options.reorders if options.reorders is not None else seats - 1
     mine: Big | None = MineItem() if options.landmines else None
-    players = tuple(Player(seat, carries=mine, orders=orders) for seat in range(seats))
+    handicap = {h.player - 1: h for h in options.handicaps}
+    if any(s >= seats for s in handicap):
+        raise RuleError("bad_handicap", "a handicap is given to a player who is not in the match")
+    players = tuple(
+        Player(seat, carries=mine, orders=orders,
+               asks=handicap[seat].cells if seat in handicap and not options.common_start else 0,
+               extra_orders=handicap[seat].orders if seat in handicap else 0)
+        for seat in range(seats))
     piles: dict[Cell, Pile] = {}
     for i, treasure in enumerate(plan.treasures):
         piles[treasure.cell] = Pile(treasures=(i,))
@@ -573,6 +626,9 @@ def choose_start(state: State, seat: int, cell: Cell) -> tuple[State, tuple[Even
         raise RuleError("not_a_cell", f"{cell_name(cell)} is not a cell of the labyrinth")
     if cell in state.refused.get(seat, ()):
         raise RuleError("chosen_before", f"{cell_name(cell)} was chosen before: choose a new cell")
+    asked = state.players[seat].asked
+    if asked and cell not in asked:
+        raise RuleError("not_asked", "after asking cell types, the start is one of the cells asked (7.2)")
     choices = {**state.choices, seat: cell}
     state = msgspec.structs.replace(state, choices=choices)
     said = [Event("start_chosen", seat), Event("start_cell", seat, {"cell": cell_name(cell)}, to=(seat,))]
@@ -631,9 +687,12 @@ def order_cell(state: State, seat: int, cell: Cell | None) -> tuple[State, tuple
     a reason (as a start choice is) unless the match accepts river starts."""
     _check_turn(state, seat)
     player = state.players[seat]
-    if not player.may_order:
+    extra = not player.may_order
+    if extra and (player.extra_orders == 0 or cell is None):
         raise RuleError("no_order", "a new cell is ordered only on the turn after a wound, "
-                        "with orders left")
+                        "with orders left, or with a handicap's order (7.2)")
+    if player.outside is not None:
+        raise RuleError("outside", "you are outside: come back in through the exit you left by")
     if cell is None:
         players = _replace_player(state.players, seat, may_order=False)
         return msgspec.structs.replace(state, players=players), ()
@@ -642,9 +701,34 @@ def order_cell(state: State, seat: int, cell: Cell | None) -> tuple[State, tuple
         raise RuleError("not_a_cell", f"{cell_name(cell)} is not a cell of the labyrinth")
     if not state.options.river_starts and isinstance(state.plan.type_at(cell), River):
         return state, (Event("cell_rejected", seat, to=(seat,)),)
-    players = _replace_player(state.players, seat, cell=cell, may_order=False, orders=player.orders - 1)
+    work = _Work(state)
+    if extra:  # without a wound: bullets, treasure, landmine and corpse stay behind (7.2)
+        assert player.cell is not None
+        work.drop(player.cell, player.carries, bullets=player.bullets)
+        work.set(seat, carries=None, bullets=0, extra_orders=player.extra_orders - 1, cell=cell)
+    else:
+        work.set(seat, cell=cell, may_order=False, orders=player.orders - 1)
+    work.say("ordered_cell", seat)
+    work.say("new_cell", seat, to=(seat,), cell=cell_name(cell))
+    return work.freeze()
+
+
+def ask_cell(state: State, seat: int, cell: Cell) -> tuple[State, tuple[Event, ...]]:
+    """A handicap's question before the start (7.2): the type of a cell, told to the asker
+    alone; its start is then one of the cells it asked."""
+    if state.phase != "start":
+        raise RuleError("not_choosing", "cell types are asked before the start")
+    player = state.players[seat]
+    if player.asks == 0:
+        raise RuleError("no_asks", "you have no cell types left to ask")
+    cell = (int(cell[0]), int(cell[1]))
+    if cell not in state.plan:
+        raise RuleError("not_a_cell", f"{cell_name(cell)} is not a cell of the labyrinth")
+    kind = state.plan.type_at(cell)
+    players = _replace_player(state.players, seat, asks=player.asks - 1, asked=(*player.asked, cell))
     return msgspec.structs.replace(state, players=players), (
-        Event("ordered_cell", seat), Event("new_cell", seat, {"cell": cell_name(cell)}, to=(seat,)))
+        Event("asked_cell", seat),
+        Event("cell_type", seat, {"cell": cell_name(cell), "where": WHERE[type(kind)]}, to=(seat,)))
 
 
 def play(state: State, seat: int, command: Command) -> tuple[State, tuple[Event, ...]]:
@@ -1605,6 +1689,6 @@ def events_for(events: Iterable[Event], seat: int | None) -> list[Event]:
 
 __all__ = [
     "OPTIONS", "PHRASES", "Event", "Options", "Outcome", "Player", "RuleError", "State",
-    "choose_start", "configure", "events_for", "order_cell", "play", "say", "start_game",
+    "ask_cell", "choose_start", "configure", "events_for", "order_cell", "play", "say", "start_game",
     "status_event",
 ]
