@@ -10,8 +10,8 @@ older than the age given, it
    does (clients.replay.verify_entries: the chain of digests, every outcome, the
    commitment and the setup drawn again);
 3. writes them to DIR/<match id>.jsonl, one entry a line (a temporary file, flushed to
-   disk, then renamed: a file of that name is whole), reads the file back, and checks
-   it holds those very bytes and verifies again;
+   disk, then renamed: a file of that name is whole; never over a file holding another
+   log), reads the file back, and checks it holds those very bytes and verifies again;
 4. and only then removes the match's keys (log, head, command ids, seat tokens), in one
    step that removes nothing if anything was appended since step 1 (the head moved).
 
@@ -300,6 +300,12 @@ async def archive_matches(
             continue
         data = encode(raw)
         try:
+            held = await asyncio.to_thread(to.read_bytes, match_id)
+            if held is not None and held != data:  # never overwritten: see deploy/README.md
+                why = f"{to.path(match_id)} holds another log of this id already"
+                report.failed.append((match_id, why))
+                say(f"{match_id}: left in Redis: {why}")
+                continue
             path = await asyncio.to_thread(to.write, match_id, data)
             back = await asyncio.to_thread(to.read_bytes, match_id)
         except OSError as exc:

@@ -155,6 +155,15 @@ async def test_nothing_is_removed_before_its_archive_is_verified(
     assert report.archived == [] and report.failed == [(finished, "does not verify: entry 3: digest mismatch")]
     assert await store.reads.exists(*keys_of(finished)) == 4
 
+    # A file of that name holding another log is never overwritten.
+    (folder / f"{finished}.jsonl").parent.mkdir(parents=True, exist_ok=True)
+    (folder / f"{finished}.jsonl").write_bytes(b"another log\n")
+    report = await archive_matches(store, ArchiveDir(folder), older_than_s=0, now_ms=later())
+    assert report.archived == [] and "holds another log" in report.failed[0][1]
+    assert (folder / f"{finished}.jsonl").read_bytes() == b"another log\n"
+    assert await store.reads.exists(*keys_of(finished)) == 4
+    (folder / f"{finished}.jsonl").unlink()
+
     # Unfinished (started, not over): never archived however old.
     report = await archive_matches(store, ArchiveDir(folder), older_than_s=0, now_ms=later() + 10**9)
     assert report.archived == [finished] and report.unfinished == [unfinished]
