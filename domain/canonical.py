@@ -21,10 +21,8 @@ def canonical(value: Any) -> bytes:
 
 
 def sha256_hex(*parts: bytes) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part)
-    return h.hexdigest()
+    """The SHA-256 of the parts one after the other, in hex."""
+    return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
 def to_builtins(value: Any) -> Any:

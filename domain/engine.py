@@ -183,24 +183,33 @@ def outcome_digest(outcome: Outcome) -> str:
     return sha256_hex(canonical(outcome))
 
 
-def entry_digest(prev: str, entry: Entry, audit_key: bytes | None = None) -> str:
-    """The chained digest. Version 3 (`audit_key` given): a command's body enters it by
-    the commitments to its values, and a create entry's audit key by its digest (see
-    domain/seal.py)."""
-    fields = to_builtins(entry)
-    del fields["digest"]
+def entry_digest(
+    prev: str, entry: Entry, audit_key: bytes | None = None, entry_key: bytes | None = None
+) -> str:
+    """The chained digest: SHA-256 of `prev` and the canonical JSON of the entry's fields
+    but `digest`. Version 3 (`audit_key` given): a command's body enters it by the
+    commitments to its values, and a create entry's audit key by its digest (see
+    domain/seal.py). `entry_key`: the entry's key (sealing.entry_key of `audit_key` and
+    its seq) when the caller has it already."""
+    body = to_builtins(entry.body)
     if entry.kind == "create":
-        fields["body"] = sealing.create_form(fields["body"])
+        body = sealing.create_form(body)
     elif audit_key is not None and entry.kind == "command":
-        fields["body"] = sealing.body_form(sealing.entry_key(audit_key, entry.seq), fields["body"])
+        body = sealing.body_form(entry_key or sealing.entry_key(audit_key, entry.seq), body)
+    fields = {
+        "body": body, "cid": entry.cid, "kind": entry.kind, "out": entry.out,
+        "seat": entry.seat, "seq": entry.seq, "ts": entry.ts,
+    }  # what to_builtins(entry) gives, without `digest`
     return sha256_hex(prev.encode(), canonical(fields))
 
 
-def out_digest(outcome: Outcome, seq: int, audit_key: bytes | None = None) -> str:
+def out_digest(
+    outcome: Outcome, seq: int, audit_key: bytes | None = None, entry_key: bytes | None = None
+) -> str:
     """An entry's `out`: the outcome's digest, or (version 3) the commitment to it."""
     if audit_key is None:
         return outcome_digest(outcome)
-    return sealing.out_commitment(sealing.entry_key(audit_key, seq), outcome)
+    return sealing.out_commitment(entry_key or sealing.entry_key(audit_key, seq), outcome)
 
 
 def seal(
@@ -215,11 +224,14 @@ def seal(
     outcome: Outcome,
     audit_key: bytes | None = None,
 ) -> Entry:
-    unsealed = Entry(
-        seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body,
-        out=out_digest(outcome, seq, audit_key if kind != "create" else None), digest="",
-    )
-    return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key))
+    if kind == "create":
+        ekey = None
+        out = outcome_digest(outcome)
+    else:
+        ekey = sealing.entry_key(audit_key, seq) if audit_key is not None else None
+        out = out_digest(outcome, seq, audit_key, ekey)
+    unsealed = Entry(seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body, out=out, digest="")
+    return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key, ekey))
 
 
 # --- creating a match ------------------------------------------------------------------
@@ -502,6 +514,15 @@ def step(
     """Decide one (non-create) entry against the state: the new state and the outcome.
 
     Bookkeeping (seq, head) is left to `propose`/`apply`."""
+    ms, now, outcome = _decide(ms, kind, seat, body, ts)
+    return msgspec.structs.replace(ms, last_ts=now), outcome
+
+
+def _decide(
+    ms: MatchState, kind: EntryKind, seat: int | None, body: Any, ts: int
+) -> tuple[MatchState, int, Outcome]:
+    """`step` but for the new state's `last_ts`, given apart (the entry's time, `now`),
+    so that the callers set it with their own bookkeeping in one copy of the state."""
     now = max(ts, ms.last_ts)
     events: list[Any] = []
     rejection: Rejection | None = None
@@ -535,8 +556,7 @@ def step(
         pass
     else:
         rejection = Rejection("bad_entry", f"unknown entry kind {kind!r}")
-    ms = msgspec.structs.replace(ms, last_ts=now)
-    return ms, Outcome(events=tuple(events), rejection=rejection, warnings=warnings)
+    return ms, now, Outcome(events=tuple(events), rejection=rejection, warnings=warnings)
 
 
 def propose(
@@ -549,27 +569,35 @@ def propose(
     ts: int,
 ) -> tuple[Entry, MatchState, Outcome]:
     """Decide a new entry and seal it for appending after the state's head."""
-    new, outcome = step(ms, kind=kind, seat=seat, body=body, ts=ts)
+    new, now, outcome = _decide(ms, kind, seat, body, ts)
     entry = seal(
-        ms.head, seq=ms.seq + 1, ts=max(ts, ms.last_ts), kind=kind, seat=seat, cid=cid,
+        ms.head, seq=ms.seq + 1, ts=now, kind=kind, seat=seat, cid=cid,
         body=body, outcome=outcome, audit_key=ms.audit_key,
     )
-    return entry, msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
+    return entry, msgspec.structs.replace(new, seq=entry.seq, head=entry.digest, last_ts=now), outcome
 
 
 def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
-    """Fold an entry read from the log, checking that it is the one its digests say."""
-    round_ = ms.rules.round_of(ms.game_state)
+    """Fold an entry read from the log, checking that it is the one its digests say.
+    (An IntegrityError names the round of the state before the entry.)"""
     if entry.seq != ms.seq + 1:
-        raise IntegrityError(entry.seq, round_, f"expected entry {ms.seq + 1} here")
-    if entry.digest != entry_digest(ms.head, entry, ms.audit_key):
-        raise IntegrityError(entry.seq, round_, "the entry's digest does not match its content or the chain")
+        raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
+    audit_key = ms.audit_key
+    ekey = sealing.entry_key(audit_key, entry.seq) if audit_key is not None else None
+    if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
+        raise IntegrityError(
+            entry.seq, ms.rules.round_of(ms.game_state),
+            "the entry's digest does not match its content or the chain",
+        )
     if entry.kind == "create":
-        raise IntegrityError(entry.seq, round_, "a second create entry")
-    new, outcome = step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
-    if out_digest(outcome, entry.seq, ms.audit_key) != entry.out:
-        raise IntegrityError(entry.seq, round_, "the recorded outcome differs from the one recomputed")
-    return msgspec.structs.replace(new, seq=entry.seq, head=entry.digest), outcome
+        raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), "a second create entry")
+    new, now, outcome = _decide(ms, entry.kind, entry.seat, entry.body, entry.ts)
+    if out_digest(outcome, entry.seq, audit_key, ekey) != entry.out:
+        raise IntegrityError(
+            entry.seq, ms.rules.round_of(ms.game_state),
+            "the recorded outcome differs from the one recomputed",
+        )
+    return msgspec.structs.replace(new, seq=entry.seq, head=entry.digest, last_ts=now), outcome
 
 
 def fold(rules: Game, entries: Iterable[Entry]) -> MatchState:

@@ -14,6 +14,7 @@ The module object itself is the Game (domain.contract.Game). Everything here is 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -440,12 +441,27 @@ def _order(actions: Sequence[str]) -> tuple[str, ...]:
 
 
 def _distinct(actions: Sequence[str]) -> tuple[str, ...]:
+    """The distinct actions among `actions`, in the order of ACTIONS."""
+    return _distinct_of(actions if type(actions) is tuple else tuple(actions))
+
+
+def _pairs(cards: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """Every selection of 2 of the cards (as ordered pairs of names)."""
+    return _pairs_of(cards if type(cards) is tuple else tuple(cards))
+
+
+# Pure functions of a few cards (at most three of five names), asked again and again for
+# the same few tuples as a log is folded: each remembers its answers (a few hundred at most).
+
+
+@lru_cache(maxsize=1024)
+def _distinct_of(actions: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(a for a in ACTIONS if a in actions)
 
 
-def _pairs(cards: Sequence[str]) -> list[tuple[str, str]]:
-    """Every selection of 2 of the cards (as ordered pairs of names)."""
-    return list(dict.fromkeys(combinations(_order(cards), 2)))
+@lru_cache(maxsize=1024)
+def _pairs_of(cards: tuple[str, ...]) -> frozenset[tuple[str, str]]:
+    return frozenset(combinations(_order(cards), 2))
 
 
 def disregards(seat: SeatState, sub: Submission, variant: str) -> tuple[tuple[str, str], ...]:
@@ -469,10 +485,9 @@ def disregards(seat: SeatState, sub: Submission, variant: str) -> tuple[tuple[st
             reasons[action] = THIRD_IN_A_ROW
     if restricted:
         repeated = _pairs(last)
-        for pair in _pairs(sub.actions):
-            if pair in repeated:
-                for action in pair:
-                    reasons.setdefault(action, SAME_PAIR)
+        for pair in _pairs(sub.actions) & repeated:
+            for action in pair:
+                reasons.setdefault(action, SAME_PAIR)
     return tuple((a, reasons[a]) for a in ACTIONS if a in reasons)
 
 
