@@ -192,9 +192,10 @@ def test_the_command_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str
 # --- an S3-compatible bucket -----------------------------------------------------------------
 
 
-@pytest.fixture
-def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """moto's S3 server on a loopback port, boto3 pointed at it, a bucket `archive`."""
+@pytest.fixture(scope="module")
+def s3_server() -> Iterator[str]:
+    """moto's S3 server on a loopback port (one for the module), boto3 pointed at it, a
+    bucket `archive`."""
     pytest.importorskip("boto3")
     program = shutil.which("moto_server", path=os.path.dirname(sys.executable))
     if program is None:
@@ -207,16 +208,17 @@ def s3_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     try:
         assert wait_for_port(port), "moto_server did not start"
         endpoint = f"http://127.0.0.1:{port}"
-        for name, value in {
-            "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test",
-            "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1",
-        }.items():
-            monkeypatch.setenv(name, value)
-        import boto3
+        with pytest.MonkeyPatch.context() as env:
+            for name, value in {
+                "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "test",
+                "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1",
+            }.items():
+                env.setenv(name, value)
+            import boto3
 
-        boto3.client("s3").create_bucket(Bucket="archive")
-        archive.open_archive.cache_clear()
-        yield endpoint
+            boto3.client("s3").create_bucket(Bucket="archive")
+            archive.open_archive.cache_clear()
+            yield endpoint
     finally:
         archive.open_archive.cache_clear()
         proc.terminate()
