@@ -1073,3 +1073,12 @@ def test_handicaps_are_checked() -> None:
         configure({"handicaps": [{"player": 1}, {"player": 1}]})
     with pytest.raises(RuleError, match="not in the match"):
         start_game(SECTION_A, 2, configure({"handicaps": [{"player": 3, "cells": 1}]}), Rng(b"h", "order"))
+
+
+def test_a_mite_woken_at_the_start_counts_from_its_wakers_turn() -> None:
+    state, _ = start_game(WATER, 2, configure({}), Rng(b"m", "order"))
+    state = msgspec.structs.replace(state, order=(0, 1))
+    state, _ = choose_start(state, 0, (2, 2))
+    state, events = choose_start(state, 1, (3, 3))
+    assert "Arrived at the encephalitis cell, woke up the mite" in told(events, None)
+    assert state.mites[(3, 3)] == (2, 1)  # the second round, at player 2's turn

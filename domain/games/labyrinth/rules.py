@@ -666,7 +666,8 @@ def _waiting(state: State) -> list[int]:
 def _begin(state: State) -> tuple[State, tuple[Event, ...]]:
     """Every player on its cell: each one's cell type said (6.2), what lies there found."""
     work = _Work(state)
-    for seat in state.order:
+    for index, seat in enumerate(state.order):
+        work.turn = index  # a mite woken at the start counts from its waker's turn (4.7)
         player = work.players[seat]
         assert player.cell is not None
         kind = state.plan.type_at(player.cell)
