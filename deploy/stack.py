@@ -88,6 +88,12 @@ HTTP_BODY = """\
         ssl_certificate_key {key};
         ssl_protocols TLSv1.2 TLSv1.3;
 
+        # The servers' metrics are for the monitoring system, which scrapes each server
+        # directly: not served to the public.
+        location = /metrics {{
+            return 404;
+        }}
+
         location / {{
             proxy_pass http://daedalus;
             proxy_http_version 1.1;

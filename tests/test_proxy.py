@@ -140,3 +140,16 @@ def test_the_production_nginx_conf_is_the_tested_one() -> None:
         "deploy/compose/nginx.conf is stale: "
         "python deploy/stack.py --compose-conf > deploy/compose/nginx.conf"
     )
+
+
+def test_the_proxy_keeps_the_metrics_private(stack: Stack) -> None:
+    import urllib.error
+    import urllib.request
+
+    context = ssl.create_default_context(cafile=str(stack.ca_file))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{stack.url}/metrics", context=context, timeout=5)
+    assert refused.value.code == 404
+    direct = f"http://127.0.0.1:{stack.server_ports[0]}/metrics"
+    with urllib.request.urlopen(direct, timeout=5) as answer:
+        assert b"daedalus_" in answer.read()
