@@ -10,6 +10,7 @@ from domain.games.labyrinth.moves import Command
 from domain.games.labyrinth.rules import (
     RIVERS,
     CorpseItem,
+    Event,
     RuleError,
     State,
     TreasureItem,
@@ -57,6 +58,25 @@ def check(state: State) -> None:
         assert true in seen_treasures
 
 
+PRIVATE = {"start_cell", "start_rejected", "new_cell", "cell_rejected", "cell_type", "picked"}
+"""Answers only their player hears (or, recorded, nobody)."""
+SAID_IN_THE_DARK = {
+    "move", "dark_done", "semi_wall", "semi_no_wall", "turn", "wounded_may_order", "wounded_no_order",
+    "dead", "quiet", "won_treasure", "won_kill", "draw_treasure_lost", "no_survivor", "survivor",
+    "survivor_failed", "lost_outside", "draw_nstop",
+}
+"""What everyone may hear of a dark move: the move, "done", the turn passing, the end."""
+
+
+def check_audience(events: tuple[Event, ...], dark: bool) -> None:
+    for event in events:
+        say(event)
+        if event.key in PRIVATE:
+            assert event.to in ((), (event.seat,)), event
+        if dark and event.to is None:
+            assert event.key in SAID_IN_THE_DARK, event
+
+
 @settings(max_examples=40, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(seed=st.integers(0, 10**6), players=st.integers(2, 4), data=st.data())
 def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.DataObject) -> None:
@@ -71,8 +91,7 @@ def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.Da
         seat = next(s for s in state.order if s not in state.choices)
         cell = data.draw(st.sampled_from([c for c in cells if c not in state.refused.get(seat, ())]))
         state, events = choose_start(state, seat, cell)
-        for event in events:
-            say(event)
+        check_audience(events, dark=False)
     check(state)
     for _ in range(60):
         if state.phase == "over":
@@ -80,8 +99,7 @@ def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.Da
         seat = state.order[state.turn]
         if state.players[seat].may_order and data.draw(st.booleans()):
             ordered, events = order_cell(state, seat, data.draw(st.sampled_from(cells)))
-            for event in events:
-                say(event)
+            check_audience(events, dark=False)
             state = ordered
         command: Command = data.draw(commands())
         try:
@@ -90,8 +108,7 @@ def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.Da
             # the refusals a random command may meet: not a programming error
             assert exc.code in ("outside", "no_such_player", "no_named_target", "name_the_target")
             continue
-        for event in events:
-            say(event)
+        check_audience(events, dark=command.dark)
         if command.kind in ("status", "recall"):
             assert new == state
         state = new
