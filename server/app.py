@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from domain import engine
 from domain.canonical import to_builtins
 from domain.contract import OptionsError
+from domain.kit.options import match_options_schema
 from projections import seal
 from projections.common import seals
 from projections.contract import SPECTATOR, Viewer
@@ -316,7 +317,8 @@ async def list_games(request: Request) -> JSONResponse:
                 "variants": variants,
             }
         )
-    return JSONResponse({"games": games})
+    # The options of every match, whatever its game (a spectator delay: server/delay.py).
+    return JSONResponse({"games": games, "match_options": match_options_schema()})
 
 
 async def schema(request: Request) -> JSONResponse:
@@ -508,7 +510,8 @@ async def match_status(request: Request) -> JSONResponse:
     runner = await _runner_or_404(request)
     if isinstance(runner, JSONResponse):
         return runner
-    status = JSONResponse({**runner.view(SPECTATOR), "seq": runner.streams.length(SPECTATOR)})
+    view, seq = runner.spectator_view()  # as a spectator delay releases it (server/delay.py)
+    status = JSONResponse({**view, "seq": seq})
     _release(request, runner)
     return status
 
@@ -553,11 +556,16 @@ async def lobby(request: Request) -> JSONResponse:
         _release(request, runner)
         if view["ended"] or view["started"] != (state == "playing"):
             continue
+        # A delayed match's deadline as its spectators see it (a round that closed early
+        # moves it): server/delay.py. Its seats and whether it started are as they are.
+        delay = runner.delayed.delay.document() if runner.delayed is not None else None
         found.append({
             "match": match_id, "game": view["game"], "variant": view["variant"],
             "title": runner.hosted.rules.title, "seats": view["seats"],
             "free": [s["seat"] for s in view["seats"] if s["name"] is None],
-            "started": view["started"], "deadline": view["deadline"],
+            "started": view["started"],
+            "deadline": runner.spectator_view()[0]["deadline"] if delay else view["deadline"],
+            "spectator_delay": delay,
         })
     more = scanned < len(ids)
     last = ids[scanned - 1] if scanned else None

@@ -158,6 +158,7 @@ class MatchCore(Generic[K]):
         self.streams = self._new_streams()
         # The stream id of the last entry folded (its position in the store).
         self.stream_id = stream_id
+        self._held: set[K] = set()  # subscribers a delay holds back (server/delay.py sends theirs)
         self._viewers: dict[K, Viewer] = {}  # subscriber key -> the viewer it follows
 
     # -- state ---------------------------------------------------------------------------
@@ -428,6 +429,8 @@ class MatchCore(Generic[K]):
         out: Resynced[K] = Resynced(lost)
         frames: dict[Viewer, bytes | None] = {}
         for key, viewer in self._viewers.items():
+            if key in self._held:
+                continue
             if viewer not in frames:
                 length, view = self.streams.length(viewer), self.streams.view(viewer)
                 kept = self.streams.count_before(viewer, first)
@@ -478,8 +481,15 @@ class MatchCore(Generic[K]):
         self._viewers[key] = viewer
         return frames
 
+    def hold(self, key: K, viewer: Viewer) -> None:
+        """Subscribe `key` to `viewer` without sending it anything: a delayed spectator,
+        whose updates server/delay.py sends when they are due."""
+        self._viewers[key] = viewer
+        self._held.add(key)
+
     def unsubscribe(self, key: K) -> None:
         self._viewers.pop(key, None)
+        self._held.discard(key)
 
     def _broadcast(
         self,
@@ -496,6 +506,8 @@ class MatchCore(Generic[K]):
         live = self.streams.live
         signed: bytes | None = None
         for key, viewer in self._viewers.items():
+            if key in self._held:
+                continue
             if viewer in frames:
                 frame = frames[viewer]
             else:

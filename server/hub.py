@@ -25,11 +25,13 @@ from typing import Any
 
 from domain import engine
 from domain.engine import Entry, IntegrityError, MatchState, Outcome
-from projections.contract import Viewer
+from domain.kit.options import split_match_options
+from projections.contract import SPECTATOR, Viewer
 from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
 from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
+from server.delay import Delay, DelayedFeed, delayed, record
 from server.expiry import Expiry, expired_message
 from server.follower import Follower
 from server.ids import new_match_id
@@ -109,6 +111,10 @@ class MatchRunner:
         sid, first = entries[0]
         self.core: MatchCore[Subscriber] = MatchCore(first, stream_id=sid, key=hub.key)
         self.hosted: Hosted = self.core.hosted
+        # A match created with a spectator delay holds its spectators back (server/delay.py).
+        delay = Delay.of(first)
+        self.delayed = DelayedFeed(self.core, delay) if delay is not None else None
+        self._delay_timer: asyncio.TimerHandle | None = None
         self.lock = asyncio.Lock()
         self.tokens: dict[str, int] = {}
         # The record of the match's expiry, once another process expired it (see _resync_locked).
@@ -184,6 +190,9 @@ class MatchRunner:
             self._clock_timer.cancel()
             self._clock_timer = None
         self._clock_due = None
+        if self._delay_timer is not None:
+            self._delay_timer.cancel()
+            self._delay_timer = None
         ticking, self._ticking = self._ticking, None
         if ticking is not None:
             ticking.cancel()
@@ -234,8 +243,27 @@ class MatchRunner:
         self._arm_clock()
         for sub, frame in folded.sends:
             sub.queue.push(frame)
+        self._release_delayed()
         if folded.ended:
             self._over(announce=own)
+
+    def _release_delayed(self) -> None:
+        """Send the delayed spectators what their delay releases now, and arm a timer
+        for the next release (server/delay.py)."""
+        feed = self.delayed
+        if feed is None or not feed.subscribers:
+            return
+        now = now_ms()
+        for sub, frame in feed.advance(now):
+            sub.queue.push(frame)
+        if self._delay_timer is not None:
+            self._delay_timer.cancel()
+            self._delay_timer = None
+        due = feed.due(now)
+        if due is not None:
+            self._delay_timer = asyncio.get_running_loop().call_later(
+                max(0.0, (due - now) / 1000), self._release_delayed
+            )
 
     def _over(self, *, announce: bool) -> None:
         ms = self.current
@@ -280,6 +308,7 @@ class MatchRunner:
                 self.expired = record
                 self.hub.spawn(self.hub.expiry.expire(self))
                 return True
+        held = self.delayed.lengths() if self.delayed is not None else {}
         try:
             resynced = self.core.resync(items)
         except (IntegrityError, ValueError) as exc:
@@ -299,6 +328,9 @@ class MatchRunner:
         self.tokens.clear()  # a lost join took its seat's token with it
         for sub, frame in resynced.sends:
             sub.queue.push(frame, bounded=False)
+        if self.delayed is not None and lost:
+            for sub, frame in self.delayed.resynced(lost[0].seq, held, now_ms()):
+                sub.queue.push(frame, bounded=False)
         self._arm_clock(again=True)
         if resynced.reopened and self._running:
             self.hub.follower.add(self)
@@ -335,6 +367,14 @@ class MatchRunner:
     def view(self, viewer: Viewer) -> dict[str, Any]:
         return self.core.view(viewer)
 
+    def spectator_view(self) -> tuple[dict[str, Any], int]:
+        """A spectator's view now and how many updates its stream has: as the match's
+        spectator delay releases them (server/delay.py), if it has one."""
+        if self.delayed is not None and not self.current.ended:
+            now = now_ms()
+            return self.delayed.view(now), self.delayed.length(now)
+        return self.view(SPECTATOR), self.streams.length(SPECTATOR)
+
     async def subscribe(
         self, sub: Subscriber, since: int | None, welcome: dict[str, Any]
     ) -> str | None:
@@ -345,16 +385,22 @@ class MatchRunner:
             if self.released and not self.current.ended and not self.hub.keep(self):
                 return "the match was loaded again here meanwhile: say hello again"
             try:
-                frames = self.core.subscribe(sub, sub.viewer, since, welcome)
+                if self.delayed is not None and delayed(sub.viewer) and not self.current.ended:
+                    frames = self.delayed.subscribe(sub, since, welcome, now_ms())
+                else:
+                    frames = self.core.subscribe(sub, sub.viewer, since, welcome)
             except SinceOutOfRange as exc:
                 return str(exc)
             self.touch()
             for frame in frames:
                 sub.queue.push(frame, bounded=False)
+            self._release_delayed()
         return None
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.core.unsubscribe(sub)
+        if self.delayed is not None:
+            self.delayed.unsubscribe(sub)
         self.touch()
         if self.core.idle:
             self.hub.forget(self.match_id, self)
@@ -639,12 +685,13 @@ class Hub:
         that one, or the match created under that id already."""
         rules = hosted(game).rules
         wanted = match_id
+        options, own = split_match_options(options)  # a spectator delay: server/delay.py
         for _ in range(5):
             match_id = wanted or new_match_id()
-            entry = engine.create_entry(
+            entry = record(engine.create_entry(
                 rules, match_id=match_id, variant=variant, options=options,
                 seed=os.urandom(32), ts=now_ms(), audit_key=os.urandom(32),
-            )
+            ), own)
             if await self.store.create(match_id, entry):
                 runner = await self.runner(match_id)
                 log.info("match_created", match=match_id, game=game, variant=runner.current.variant)

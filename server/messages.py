@@ -114,10 +114,19 @@ class View(msgspec.Struct, forbid_unknown_fields=True):
     setup: Any | UnsetType = UNSET
 
 
+class SpectatorDelay(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A match's spectator delay: `seconds` or `rounds` (server/delay.py)."""
+
+    seconds: float | UnsetType = UNSET
+    rounds: int | UnsetType = UNSET
+
+
 class Welcome(_Message, tag="welcome"):
     """The answer to a hello: who the viewer is, how many updates its stream has now
     (`seq`) and its view now; for a player (and, once the match is over, every viewer)
-    the `receipt` of the latest checkpoint, once the match has started."""
+    the `receipt` of the latest checkpoint, once the match has started; for a spectator
+    of a match with a spectator delay, before its end, the `delay` its stream and view
+    are held back by."""
 
     match: str
     game: str
@@ -127,6 +136,7 @@ class Welcome(_Message, tag="welcome"):
     seq: int
     view: View
     receipt: Receipt | UnsetType = UNSET
+    delay: SpectatorDelay | UnsetType = UNSET
 
 
 class Update(_Message, tag="update"):

@@ -26,6 +26,7 @@ option takes `null` as "the default of this variant".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -204,6 +205,9 @@ class OptionTable(Generic[S]):
         self.options = tuple(options)
         self.by_name = {o.name: o for o in self.options}
         self.checks = tuple(checks)
+        if set(self.by_name) & _MATCH_OPTION_NAMES:
+            # the server takes these out of a match's options before the game sees them
+            raise TypeError(f"{sorted(set(self.by_name) & _MATCH_OPTION_NAMES)} are options of every match")
         fields = getattr(struct, "__struct_fields__", None)
         if fields is not None:
             declared = set(self.by_name) | {"variant"}
@@ -258,3 +262,65 @@ class OptionTable(Generic[S]):
         for check in self.checks:
             values.update(check(variant, values) or {})
         return self.struct(variant=variant, **values)
+
+
+# --- options of the match, not of its game ---------------------------------------------------
+
+SPECTATOR_DELAY_PATTERN = (
+    r"^(?:[0-9]{1,4}(?:\.[0-9]{1,3})? ?(?:s|seconds?)|[0-9]{1,3} ?(?:r|rounds?))$"
+)
+_DELAY = re.compile(
+    r"(?:(?P<seconds>[0-9]{1,4}(?:\.[0-9]{1,3})?) ?(?:s|seconds?)|(?P<rounds>[0-9]{1,3}) ?(?:r|rounds?))"
+)
+
+
+def _spectator_delay(value: Any, variant: str) -> dict[str, int | float]:
+    """'30s', '0.5 seconds', '2 rounds' as {"seconds": 30}, {"seconds": 0.5},
+    {"rounds": 2}; no delay (0) as {}."""
+    found = _DELAY.fullmatch(value) if isinstance(value, str) else None
+    if found is None:
+        raise OptionsError(
+            "a delay is seconds ('30s', '0.5 seconds', at most 9999.999) or rounds "
+            "('2 rounds', '2r', at most 999)"
+        )
+    if found["rounds"] is not None:
+        rounds = int(found["rounds"])
+        return {"rounds": rounds} if rounds else {}
+    text = found["seconds"]
+    seconds: int | float = float(text) if "." in text else int(text)
+    return {"seconds": seconds} if seconds else {}
+
+
+SPECTATOR_DELAY = Custom(
+    "spectator_delay", None,
+    "spectators see the match this late: seconds ('30s') or rounds ('2 rounds'); "
+    "players are not delayed, and the whole match is shown once it is over",
+    type="string", nullable=True, parse=_spectator_delay,
+    schema={"pattern": SPECTATOR_DELAY_PATTERN, "examples": ["30s", "2 rounds"]},
+)
+MATCH_OPTIONS: tuple[Option, ...] = (SPECTATOR_DELAY,)
+"""Options every match takes, whatever its game: the server records them in the create
+entry under their own names (only when set), apart from the game's options, so a game's
+recorded options, and every log made before them, stay as they were."""
+_MATCH_OPTION_NAMES = frozenset(o.name for o in MATCH_OPTIONS)
+
+
+def match_options_schema() -> dict[str, Any]:
+    """The schema of the options every match takes, whatever its game (GET /games lists
+    them as `match_options`, beside each variant's own)."""
+    return {o.name: o.schema_for("") for o in MATCH_OPTIONS}
+
+
+def split_match_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The game's options and the match's own (MATCH_OPTIONS), these checked
+    (OptionsError naming the option) and kept only when they are set: what a create
+    entry records under their names."""
+    game = {k: v for k, v in options.items() if k not in _MATCH_OPTION_NAMES}
+    own: dict[str, Any] = {}
+    for option in MATCH_OPTIONS:
+        value = options.get(option.name)
+        if value is not None:
+            checked = option.check(value, "")
+            if checked:
+                own[option.name] = checked
+    return game, own
