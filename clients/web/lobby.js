@@ -29,6 +29,7 @@ async function buildCreateForm(section, createdSection) {
     return;
   }
   const games = answer.body.games;
+  const matchOptions = answer.body.match_options || {}; // every match's, whatever its game
   const gameSelect = h("select", { id: "game", name: "game" },
     games.map((g) => h("option", { value: g.name }, `${g.title} (${g.seats} seats)`)));
   const variantSelect = h("select", { id: "variant", name: "variant" });
@@ -57,7 +58,7 @@ async function buildCreateForm(section, createdSection) {
   function showOptions() {
     const v = variant();
     summary.textContent = v.summary || "";
-    fields = Object.entries(v.options).map(([name, schema]) => optionField(name, schema));
+    fields = Object.entries({ ...v.options, ...matchOptions }).map(([name, schema]) => optionField(name, schema));
     fill(optionsBox, h("legend", { class: "sr-only" }, "Options"),
       h("p", { class: "hint" }, "Leave a field empty for the variant's default."), fields.map((f) => f.row));
   }

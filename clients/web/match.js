@@ -23,6 +23,8 @@ export function showMatch(root, { match, seat, token, board }) {
   const clock = h("p", { class: "clock", "aria-live": "off" },
     h("span", { class: "label" }, "Clock "), h("span", { class: "time", id: "clock" }, "—"));
   const waiting = h("p", { class: "waiting", id: "waiting", "aria-live": "polite" });
+  // A match with a spectator delay: its spectators are told how far behind they are.
+  const delayNote = h("p", { class: "delay", id: "delay", hidden: true });
   const seatsList = h("ul", { class: "seats", "aria-label": "seats" });
   const claim = h("section", { class: "card claim", hidden: true });
   const boardRoot = h("section", { class: "board", "aria-label": "board" });
@@ -32,7 +34,7 @@ export function showMatch(root, { match, seat, token, board }) {
   const logBox = h("details", { class: "card events" }, h("summary", {}, "Events"), logList);
   root.append(
     h("div", { class: "match-head" }, title, status),
-    h("div", { class: "match-bar" }, clock, waiting),
+    h("div", { class: "match-bar" }, clock, waiting, delayNote),
     errors, claim, result,
     h("div", { class: "match-body" }, boardRoot, h("aside", { class: "side" }, h("h2", {}, "Seats"), seatsList, logBox)),
   );
@@ -120,6 +122,7 @@ export function showMatch(root, { match, seat, token, board }) {
     });
     conn.on("onWelcome", (frame) => {
       if (frame.role === "player") holdSeat(match, frame.seat, seatToken);
+      showDelay(frame.delay);
       render(frame.view, [], frame);
     });
     conn.on("onUpdate", (frame) => render(frame.view, frame.events, frame));
@@ -137,6 +140,15 @@ export function showMatch(root, { match, seat, token, board }) {
       if (!frame.id) errors.textContent = `${frame.code}: ${frame.message}`;
     });
     conn.connect();
+  }
+
+  function showDelay(delay) {
+    delayNote.hidden = !delay;
+    if (!delay) return;
+    const by = delay.rounds !== undefined
+      ? `${delay.rounds} round${delay.rounds === 1 ? "" : "s"}`
+      : `${delay.seconds} s`;
+    delayNote.textContent = `Delayed by ${by}: spectators see this match ${by} late, and all of it once it is over.`;
   }
 
   function ctx() {
@@ -161,6 +173,7 @@ export function showMatch(root, { match, seat, token, board }) {
       if (text) addLog(text, frame.seq);
     }
     page.board.update(view, events, ctx());
+    if (view.ended) delayNote.hidden = true;
     waiting.textContent = waitingFor(view);
     showResult(view);
     tick();
