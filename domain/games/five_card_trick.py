@@ -643,12 +643,11 @@ def _close_round(state: State, at: int) -> list[Event]:
     """Resolve the current round and say what comes next."""
     resolved = resolve(state, at)
     events: list[Event] = [resolved]
-    after = evolve(state, resolved)
     r = state.round
-    if r >= after.end_round:
-        chips = [s.chips for s in after.seats]
+    if r >= state.end_round:  # (the round's resolution leaves end_round as it is)
+        chips = [s.chips for s in resolved.seats]  # each seat's chips after the round
         if chips[0] != chips[1] or r >= state.options.max_rounds:
-            events.append(_game_over(after, r, f"after round {r}"))
+            events.append(_game_over(evolve(state, resolved), r, f"after round {r}"))
             return events
         until = min(r + state.options.extension, state.options.max_rounds)
         events.append(Extended(after_round=r, until=until))
@@ -862,13 +861,13 @@ def expire(state: State, at: int) -> tuple[Event, ...]:
 
 def evolve(state: State, event: Any) -> State:
     rep = msgspec.structs.replace
-    if isinstance(event, RoundStarted):
-        return rep(state, round=event.round, deadline=event.deadline)
-    if isinstance(event, Submitted):
+    if isinstance(event, Submitted):  # the most frequent first
         sub = Submission(actions=event.actions, block=event.block, items=event.items)
         return rep(
             state, seats=update_at(state.seats, event.seat, pending=sub)
         )
+    if isinstance(event, RoundStarted):
+        return rep(state, round=event.round, deadline=event.deadline)
     if isinstance(event, RoundResolved):
         seats = []
         for seat, out in zip(state.seats, event.seats, strict=True):

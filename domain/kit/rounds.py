@@ -59,10 +59,11 @@ class SimultaneousRound(Generic[S, P]):
     def all_in(self, state: S) -> bool:
         """Whether every seat in play has submitted (stops at the first that has not; a
         seat's submission is looked at before whether it is in play, the dearer question)."""
-        return all(
-            self.pending(state, seat) is not None or not self.in_play(state, seat)
-            for seat in range(self.seats(state))
-        )
+        pending, in_play = self.pending, self.in_play
+        for seat in range(self.seats(state)):
+            if pending(state, seat) is None and in_play(state, seat):
+                return False
+        return True
 
     def nobody_in(self, state: S) -> bool:
         """Whether no seat has submitted anything this round."""
