@@ -50,6 +50,21 @@ export class MatchConnection {
     this.listeners = {};
     this.skew = 0; // server time minus local time, from the latest update's ts
     this.trace = []; // what happened to the connection, for a person or a test to read
+    // The server's signed receipts and the digests its acks gave, in the order received:
+    // a player keeps them to hold the match's log against later (docs/fairness.md;
+    // `receiptsText()` is what `daedalus replay LOG --verify --receipts FILE` reads).
+    this.receipts = [];
+  }
+
+  keepReceipt(receipt) {
+    if (!receipt || typeof receipt !== "object") return;
+    const line = JSON.stringify({ type: "receipt", ...receipt });
+    if (!this.receipts.some((r) => JSON.stringify(r) === line)) this.receipts.push(JSON.parse(line));
+  }
+
+  /** The receipts as a file: one JSON object a line. */
+  receiptsText() {
+    return this.receipts.map((r) => JSON.stringify(r)).join("\n") + (this.receipts.length ? "\n" : "");
   }
 
   note(what) {
@@ -132,6 +147,7 @@ export class MatchConnection {
         this.attempt = 0;
         this.welcome = frame;
         this.view = frame.view;
+        this.keepReceipt(frame.receipt);
         if (this.sinceNowTaken) this.lastSeq = frame.seq;
         this.sinceNowTaken = false;
         this.status("connected", "open");
@@ -148,6 +164,7 @@ export class MatchConnection {
         }
         this.lastSeq = frame.seq;
         this.received.push(frame.seq);
+        this.keepReceipt(frame.receipt);
         this.view = frame.view;
         if (typeof frame.ts === "number") this.skew = frame.ts - Date.now();
         this.emit("onUpdate", frame);
@@ -158,7 +175,16 @@ export class MatchConnection {
         this.view = frame.view;
         this.emit("onResync", frame);
         break;
+      case "receipt":
+        this.keepReceipt(frame);
+        break;
       case "ack":
+        if (typeof frame.digest === "string") {
+          this.receipts.push({ type: "ack", match: this.match, seat: this.welcome ? this.welcome.seat : null,
+                               id: frame.id, digest: frame.digest });
+        }
+        this.settle(frame);
+        break;
       case "rejected":
         this.settle(frame);
         break;

@@ -96,7 +96,8 @@ export function showMatch(root, { match, seat, token, board }) {
       const theToken = linkToken || randomId(32);
       feedback.textContent = "Taking the seat…";
       const answer = await api(`/matches/${encodeURIComponent(match)}/seats`, {
-        body: { name: name.value, seat: theSeat, token: theToken },
+        // The player's own entropy, mixed into the match's draws (docs/fairness.md).
+        body: { name: name.value, seat: theSeat, token: theToken, entropy: randomId(64) },
       });
       if (!answer.ok) {
         feedback.textContent = `Refused (${answer.body.error.code}): ${answer.body.error.message}`;
@@ -104,6 +105,7 @@ export function showMatch(root, { match, seat, token, board }) {
         return;
       }
       holdSeat(match, answer.body.seat, theToken);
+      page.claimReceipt = answer.body.receipt;
       claim.hidden = true;
       // The address becomes the seat's own link (a bookmark of it takes the seat back).
       history.replaceState(null, "", new URL(seatLink(match, answer.body.seat, theToken)).hash);
@@ -116,6 +118,7 @@ export function showMatch(root, { match, seat, token, board }) {
   function connect(seatToken) {
     const conn = new MatchConnection(match, { token: seatToken });
     page.conn = conn;
+    conn.keepReceipt(page.claimReceipt);
     conn.on("onStatus", (text, state) => {
       status.textContent = seatToken ? `${text}` : `watching — ${text}`;
       status.dataset.state = state;
@@ -219,6 +222,12 @@ export function showMatch(root, { match, seat, token, board }) {
       h("p", {},
         h("a", { href: `/matches/${encodeURIComponent(match)}/log`, download: `${match}.jsonl` }, "Download the log"),
         " (check it with ", h("code", {}, `daedalus replay ${match}.jsonl --verify`), ")"),
+      page.conn && page.conn.receipts.length ? h("p", {},
+        h("a", { id: "receipts", download: `${match}-receipts.jsonl`,
+                 href: URL.createObjectURL(new Blob([page.conn.receiptsText()], { type: "application/x-ndjson" })) },
+          "Download your receipts"),
+        " (hold the log against what the server signed: ",
+        h("code", {}, `daedalus replay ${match}.jsonl --verify --receipts ${match}-receipts.jsonl`), ")") : null,
       h("p", {}, h("a", { href: `/#replay=${encodeURIComponent(match)}&as=${view.you ?? "full"}&n=1`, class: "button" }, "Replay it"),
         " ", h("a", { href: "/#" }, "Back to the lobby")));
     announce(`${won}${mine}. ${r.reason}`);

@@ -4,10 +4,14 @@ cards with the mouse or the keyboard and submit them."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import httpx
 from playwright.async_api import expect
 
+from clients.client import decode_log
+from clients.replay import check_receipts
 from tests.browser.helpers import new_page, no_horizontal_scroll_js, take_seat, until, view
 
 # Each page's cards, round after round (never the same pair twice in a row, nor an
@@ -71,3 +75,21 @@ async def test_two_pages_play_a_whole_match(server: Any, browser: Any) -> None:
         assert seqs == list(range(1, len(seqs) + 1)) and seqs
         assert page.errors == [], page.errors
     assert sum(scores) > 0
+
+    # Fairness: each page gave entropy of its own when it took its seat, and kept the
+    # server's receipts, which hold the match's log (docs/fairness.md).
+    match = final["match"]
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        log_text = (await http.get(f"/matches/{match}/log")).text
+    entries = decode_log(log_text)
+    joins = [e for e in entries if e.kind == "join"]
+    assert len(joins) == 2 and all(isinstance(e.body.get("entropy"), str) for e in joins)
+    for page in pages:
+        await expect(page.locator("#receipts")).to_have_text("Download your receipts")
+        text = await page.evaluate("window.daedalus.conn.receiptsText()")
+        receipts = [json.loads(line) for line in text.splitlines()]
+        kinds = {r["type"] for r in receipts}
+        assert kinds == {"receipt", "ack"}, kinds
+        assert any(r.get("what") == "ended" for r in receipts)
+        checked, problems = check_receipts(entries, receipts)
+        assert checked and not problems, problems
