@@ -940,9 +940,13 @@ class _Work:
         self.last = dict(state.last)
         self.outcome = state.outcome
         self.events: list[Event] = []
-        # cells nobody can reach: river sources, unless rivers are shallow (walked up on foot)
-        shallow = state.options.rivers == "shallow"
-        self.sources = frozenset() if shallow else frozenset(river_sources(state.plan))
+
+    def sources(self) -> frozenset[Cell]:
+        """The cells nobody can reach: river sources, unless rivers are shallow (a player
+        walks up them on foot)."""
+        if self.options.rivers == "shallow":
+            return frozenset()
+        return frozenset(river_sources(self.plan))
 
     # --- bookkeeping
 
@@ -1616,7 +1620,7 @@ class _Work:
         if isinstance(big, CorpseItem) and isinstance(kind, Hospital):
             return  # cremated (4.2)
         self.drop(target, big, bullets, grenades)
-        if isinstance(big, TreasureItem) and self.state.truth[big.id] and target in self.sources:
+        if isinstance(big, TreasureItem) and self.state.truth[big.id] and target in self.sources():
             self.end(None, "treasure_lost", "draw_treasure_lost")
             return
         if isinstance(big, CorpseItem) and self.pile(target).armed:
