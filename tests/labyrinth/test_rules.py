@@ -35,6 +35,7 @@ from domain.games.labyrinth.rules import (
     say,
     start_game,
     take_break,
+    vote_break,
 )
 from domain.rng import Rng
 
@@ -1082,3 +1083,24 @@ def test_a_mite_woken_at_the_start_counts_from_its_wakers_turn() -> None:
     state, events = choose_start(state, 1, (3, 3))
     assert "Arrived at the encephalitis cell, woke up the mite" in told(events, None)
     assert state.mites[(3, 3)] == (2, 1)  # the second round, at player 2's turn
+
+
+def test_a_break_by_majority_vote_a_tie_granting_it() -> None:
+    state = game(RANGE, [(1, 1), (2, 6), (1, 3), (2, 1)])
+    with pytest.raises(RuleError, match="vote yes to propose"):
+        vote_break(state, 1, False)
+    state, events = vote_break(state, 1, True)
+    assert told(events, None) == ["Player 2 proposes a break: vote yes or no"]
+    with pytest.raises(RuleError, match="voted"):
+        vote_break(state, 1, True)
+    state, _ = vote_break(state, 0, False)
+    state, _ = vote_break(state, 2, True)
+    tie, events = vote_break(state, 3, False)
+    assert told(events, None)[-1] == "The players agree: a break of 300 seconds" and tie.votes is None
+    agreed, events = vote_break(state, 3, True)
+    assert told(events, None)[-1] == "The players agree: a break of 300 seconds" and agreed.votes is None
+    three = game(RANGE, [(1, 1), (2, 6), (1, 3)])
+    three, _ = vote_break(three, 0, True)
+    three, _ = vote_break(three, 1, False)
+    three, events = vote_break(three, 2, False)
+    assert told(events, None)[-1] == "The players do not agree: no break" and three.votes is None

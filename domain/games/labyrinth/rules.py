@@ -66,11 +66,10 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
   (`weaponry_landmines`, 4.3's variation);
 - section 9's rules (`miss_move`: a move not made in time loses the game, or is a skip
   under `missed_move`; `take_break`: one break each until half the players, and two at
-  least, have had one).
+  least, have had one; `vote_break`: a break by majority vote, a tie granting it).
 
-Not implemented yet: the break by majority vote (section 9), and
-everything outside this module (the clocks, the hosted game with its options in a match,
-projections, bots, the terminal, replay).
+Not implemented yet: everything outside this module (the clocks, the hosted game with its
+options in a match, projections, bots, the terminal, replay).
 """
 
 from __future__ import annotations
@@ -401,6 +400,8 @@ class State(msgspec.Struct, frozen=True):
     refused: dict[int, tuple[Cell, ...]] = msgspec.field(default_factory=dict)
     breaks: tuple[int, ...] = ()
     """The seats that took a break since half the players last had one (section 9)."""
+    votes: dict[int, bool] | None = None
+    """A break put to the vote: each seat's vote so far (section 9); None: no vote open."""
     outcome: Outcome | None = None
 
     def seat_to_play(self) -> int | None:
@@ -446,6 +447,10 @@ PHRASES: Mapping[str, str] = {
     "skip": "Player {player} skips the move",
     "timed_out": "Player {player} did not move in time and has lost",
     "break": "Player {player} takes a break of {seconds} seconds",
+    "break_proposed": "Player {player} proposes a break: vote yes or no",
+    "break_vote": "Player {player} votes {vote}",
+    "break_agreed": "The players agree: a break of {seconds} seconds",
+    "break_refused": "The players do not agree: no break",
     # the movement (2.2, 4.1-4.7)
     "land": "Walked onto land",
     "hospital": "Walked into a hospital",
@@ -847,6 +852,38 @@ def miss_move(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
     work.check_survivors()
     work.next_turn()
     return work.freeze()
+
+
+def vote_break(state: State, seat: int, yes: bool) -> tuple[State, tuple[Event, ...]]:
+    """A break by majority (section 9): a player's yes opens the vote when none is open,
+    then every player in the game votes once. A majority of yes grants it, a majority of
+    no refuses it; a tie, the game master's casting vote, grants it (a break is bounded,
+    and a computer has no wish to hurry anyone)."""
+    if state.phase != "play":
+        raise RuleError("not_playing", "breaks are taken during the game")
+    if not 0 <= seat < len(state.players) or not state.players[seat].in_play:
+        raise RuleError("no_such_player", "only a player in the game votes")
+    said: list[Event] = []
+    if state.votes is None:
+        if not yes:
+            raise RuleError("no_vote", "no break is put to the vote: vote yes to propose one")
+        votes = {seat: True}
+        said.append(Event("break_proposed", seat))
+    else:
+        if seat in state.votes:
+            raise RuleError("voted", "you have voted on this break")
+        votes = {**state.votes, seat: yes}
+        said.append(Event("break_vote", seat, {"vote": "yes" if yes else "no"}))
+    voters = sum(1 for p in state.players if p.in_play)
+    ayes = sum(1 for v in votes.values() if v)
+    noes = len(votes) - ayes
+    if 2 * ayes > voters or (len(votes) == voters and ayes == noes):
+        said.append(Event("break_agreed", args={"seconds": state.options.break_seconds}))
+        return msgspec.structs.replace(state, votes=None), tuple(said)
+    if 2 * noes > voters or len(votes) == voters:
+        said.append(Event("break_refused"))
+        return msgspec.structs.replace(state, votes=None), tuple(said)
+    return msgspec.structs.replace(state, votes=votes), tuple(said)
 
 
 def take_break(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
@@ -1694,6 +1731,6 @@ def events_for(events: Iterable[Event], seat: int | None) -> list[Event]:
 
 __all__ = [
     "OPTIONS", "PHRASES", "Event", "Options", "Outcome", "Player", "RuleError", "State",
-    "ask_cell", "choose_start", "configure", "events_for", "order_cell", "play", "say", "start_game",
-    "status_event",
+    "ask_cell", "choose_start", "configure", "events_for", "miss_move", "order_cell", "play", "say",
+    "start_game", "status_event", "take_break", "vote_break",
 ]
