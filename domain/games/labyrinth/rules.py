@@ -2,10 +2,12 @@
 
 Pure functions over a frozen `State`: `start_game(plan, seats, options, rng)` opens a
 match, `choose_start(state, seat, cell)` takes the secret start choices (6.1),
-`order_cell(state, seat, cell)` a wounded player's order of a new cell (5.5),
+`order_cell(state, seat, cell)` a wounded player's order of a new cell (5.5) or a
+handicap's (7.2), `ask_cell` a handicap's question before the start (7.2),
 `play(state, seat, command)` resolves one `moves.Command` (a move, a skip, a status
-question or a recall), and `miss_move` and `take_break` are section 9's. Each returns the new state and the events the game master says,
-or raises `RuleError` (a refusal: nothing changes, the sender is told why). Events are
+question or a recall), and `miss_move`, `take_break` and `vote_break` are section 9's.
+Each returns the new state and the events the game master says, or raises `RuleError`
+(a refusal: nothing changes, the sender is told why). Events are
 structured (`Event`: a phrase key from `PHRASES`, whose text is the rule book's own
 phrasing, the arguments, and the audience: everyone, some seats, or nobody) so a frontend
 can phrase them its own way; `say(event)` renders the rule book's words.
