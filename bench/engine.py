@@ -22,11 +22,22 @@ Every game prints its rate over all its logs (`<game>: N commands/s ...`); the l
 is `commands/s=<median>` for Five-Card Trick (all its logs together), printed last
 whatever the games' order (with `--game` and no Five-Card Trick: the first game's).
 Adding a game is adding an entry to GENERATORS: a function returning named sets of logs.
+
+Instructions rather than seconds (repeatable on a loaded machine): `--save FILE` writes
+the first game's logs (msgspec JSON) and exits; `--fold-once FILE` folds them once, the
+fold alone inside `functools.reduce`, so that callgrind counts only it:
+
+    .venv/bin/python bench/engine.py --game five-card-trick --matches 10 --rounds 40 --save /tmp/fct.json
+    valgrind --tool=callgrind --toggle-collect=functools_reduce \
+        .venv/bin/python bench/engine.py --game five-card-trick --fold-once /tmp/fct.json
+
+("Collected" is the fold's instructions; divide by the commands it prints.)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import random
 import statistics
@@ -187,8 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=1000, help="rounds of each long match")
     p.add_argument("--seed", default="bench")
     p.add_argument("--game", action="append", default=[], help="only these games")
+    p.add_argument("--save", metavar="FILE", help="write the first game's logs to FILE and stop")
+    p.add_argument("--fold-once", metavar="FILE",
+                   help="fold the logs of FILE once, inside functools.reduce (for callgrind)")
     args = p.parse_args(argv)
     games = args.game or list(GENERATORS)
+    if args.save or args.fold_once:
+        return _instructions(args, games[0])
     print(f"python {sys.version.split()[0]}; {args.repeat} repetitions, medians")
     last: dict[str, float] = {}
     for game in games:
@@ -216,6 +232,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{game}: {last[game]:,.0f} commands/s over all its logs (sum of medians)")
     figure = last.get("five-card-trick", next(iter(last.values())))
     print(f"commands/s={figure:.0f}")
+    return 0
+
+
+def _instructions(args: argparse.Namespace, game: str) -> int:
+    """--save and --fold-once (see the module's docstring)."""
+    import msgspec
+
+    rules = hosted(game).rules
+    if args.save:
+        logs = [entries for logs in GENERATORS[game](args).values() for entries in logs]
+        Path(args.save).write_bytes(msgspec.json.encode(logs))
+    else:
+        logs = msgspec.json.decode(Path(args.fold_once).read_bytes(), type=list[list[Entry]])
+        engine.fold(rules, logs[0])  # the first calls (caches, lazy imports) outside the count
+        functools.reduce(lambda _, entries: engine.fold(rules, entries), logs, None)
+    print(f"{game}: {len(logs)} logs, {count(logs)} entries, {count(logs, 'command')} commands")
     return 0
 
 
