@@ -2,11 +2,13 @@
 
     .venv/bin/python bench/load.py [--game five-card-trick|keys-to-success] [-k 200]
                                    [--rate 1000] [--warmup 5] [--duration 20] [--clients 2] [--appendfsync everysec] [--only closed|open]
+                                   [--workers N]
 
 Everything runs on loopback, as separate processes: a `redis-server` on a free port
 (a temporary directory, AOF with the chosen fsync policy, no RDB snapshots), the server
 (`python -m clients.cli serve --redis-url ... --port ...`, the `daedalus serve` command,
-logging as deployed) and `--clients` bot processes sharing the K matches between them.
+logging as deployed; `--workers N`: N server processes on the port, `daedalus serve --workers N`)
+and `--clients` bot processes sharing the K matches between them.
 Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s rounds,
 clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
 in the measurement. Each bot seat has its own websocket and speaks the protocol of
@@ -156,7 +158,9 @@ AUTH = {"Authorization": f"Bearer {API_KEY}"}
 
 
 class Server:
-    def __init__(self, redis_url: str, workdir: str, name: str, log_level: str | None) -> None:
+    def __init__(
+        self, redis_url: str, workdir: str, name: str, log_level: str | None, workers: int = 1,
+    ) -> None:
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{name}.log")
         env = dict(os.environ)
@@ -169,7 +173,7 @@ class Server:
         with open(self.log_path, "wb") as log:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--redis-url", redis_url],
+                 "--port", str(self.port), "--redis-url", redis_url, "--workers", str(workers)],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
             )
         wait_port(self.port, self.proc, "the server")
@@ -179,6 +183,17 @@ class Server:
     def pid(self) -> int:
         assert self.proc is not None
         return self.proc.pid
+
+    def pids(self) -> list[int]:
+        """The server's process and, with --workers N > 1, its N workers (its children)."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
+                return [self.pid, *(int(x) for x in f.read().split())]
+        except OSError:
+            return [self.pid]
+
+    def cpu_seconds(self) -> float:
+        return sum(cpu_seconds(pid) for pid in self.pids())
 
     def stop(self) -> None:
         stop_process(self.proc)
@@ -771,7 +786,7 @@ def percentile(sorted_values: list[float], p: float) -> float:
 
 def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -> PhaseResult:
     redis.flush()
-    server = Server(redis.url, workdir, mode, args.log_level)
+    server = Server(redis.url, workdir, mode, args.log_level, args.workers)
     ctx = mp.get_context("spawn")
     procs: list[Any] = []
     pipes: list[Any] = []
@@ -805,18 +820,19 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
         for pipe in pipes:
             pipe.send(("go", t_start, t_measure, t_end))
         time.sleep(max(0.0, t_measure - time.monotonic()))
-        s0, r0 = cpu_seconds(server.pid), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
+        s0, r0 = server.cpu_seconds(), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
         m0 = machine_ticks()
         spy = None
         if args.py_spy:
             # Sample the server over the window (py-spy is not a dependency: pip install py-spy).
             spy = subprocess.Popen(
-                [args.py_spy_bin, "record", "-p", str(server.pid), "-d", str(int(args.duration)),
+                [args.py_spy_bin, "record", "-p", str(server.pid), "--subprocesses",
+                 "-d", str(int(args.duration)),
                  "-r", "200", "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
         time.sleep(max(0.0, t_end - time.monotonic()))
-        s1, r1 = cpu_seconds(server.pid), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
+        s1, r1 = server.cpu_seconds(), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
         machine = [b - a for a, b in zip(m0, machine_ticks(), strict=True)]
         if spy is not None:
             spy.wait(60)
@@ -902,6 +918,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=float, default=5.0, help="seconds before each window")
     p.add_argument("--duration", type=float, default=20.0, help="seconds measured per phase")
     p.add_argument("--clients", type=int, default=2, help="bot client processes")
+    p.add_argument("--workers", type=int, default=1,
+                   help="server processes on the one port (daedalus serve --workers; default 1); "
+                   "the server's CPU is theirs and their parent's")
     p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
     p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
     p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",
@@ -925,8 +944,8 @@ def main(argv: list[str] | None = None) -> int:
         args.rate = 300.0 if kts else 1000.0
     if args.py_spy:
         args.py_spy_bin = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    if args.matches < 1 or args.clients < 1 or args.rate <= 0 or args.duration <= 0:
-        p.error("--matches, --clients, --rate and --duration must be positive")
+    if args.matches < 1 or args.clients < 1 or args.workers < 1 or args.rate <= 0 or args.duration <= 0:
+        p.error("--matches, --clients, --workers, --rate and --duration must be positive")
     if args.duration + args.warmup > 600:
         p.error("a phase is at most 600 s")
 
@@ -936,7 +955,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         redis = Redis(workdir, args.appendfsync)
         print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
-              f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}")
+              f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}; "
+              f"server workers {args.workers}")
         if kts:
             print(f"game {KTS}: {args.matches} concurrent 13-seat matches "
                   f"({args.matches * KTS_SEATS} connections), variants alternating, "
