@@ -6,6 +6,7 @@ at once; every server process applies the match's recorded delay."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from clients.client import decode_log
 from clients.replay import verify_entries
+from projections.contract import SPECTATOR
 from server.config import Settings
 from server.main import EmbeddedServer
 from server.store import EventStore
@@ -237,3 +239,59 @@ async def test_every_process_applies_the_recorded_delay(real_redis: RedisServer)
             await raw.close()
     for store in stores:
         await store.close()
+
+
+async def test_a_delayed_spectator_is_resynced_when_the_store_loses_entries() -> None:
+    """The store loses entries a delayed spectator had received: it gets a `resync`
+    (kept, the stream's length, the view as released) as any viewer does, and at the end
+    holds the log's spectator stream."""
+    from clients.client import MatchConnection
+    from server.core import MatchCore
+    from server.storage import MemoryStore
+    from tests.test_resync import Seat, log_core, lose_from_memory, until
+
+    store = MemoryStore()
+    async with EmbeddedServer(Settings(), store=store) as srv:
+        match, tokens = await new_match(srv.url, "toy", {"turn_ms": 300, "spectator_delay": "1 round"})
+        watcher = MatchConnection(srv.url, match)
+        frames: list[dict[str, Any]] = []
+        await watcher.connect()
+
+        async def read() -> None:
+            async for message in watcher:
+                frames.append(message)
+
+        reader = asyncio.create_task(read())
+        seats = []
+        for i, token in enumerate(tokens):
+            conn = MatchConnection(srv.url, match, token=token)
+            await conn.connect()
+            seats.append(Seat(conn, i, 0.02))
+        await watcher.wait_view(lambda v: v["started"] and v["game_state"]["round"] >= 4, timeout=20)
+        lose_from_memory(store, match, 3)  # the last one or two were released to it
+
+        async def finished() -> bool:
+            return watcher.view is not None and watcher.view["ended"]
+
+        await until(finished, 30)
+        core: MatchCore[str] = log_core(await store.read(match))
+        for s in seats:
+            await s.stop()
+        reader.cancel()
+        await watcher.close()
+    log_frames = [json.loads(f) for f in core.streams.backlog(SPECTATOR, 0)]
+    held: dict[int, dict[str, Any]] = {}
+    last, resyncs = 0, 0
+    for frame in frames:
+        if frame["type"] == "update":
+            assert frame["seq"] == last + 1, (frame["seq"], last)
+            held[last := frame["seq"]] = frame
+        elif frame["type"] == "resync":
+            resyncs += 1
+            assert frame["kept"] <= last
+            held = {n: f for n, f in held.items() if n <= frame["kept"]}
+            last = frame["seq"]
+    assert resyncs == 1 == watcher.resyncs
+    assert last == len(log_frames)
+    for n, frame in held.items():
+        assert (frame["events"], frame["ts"]) == (log_frames[n - 1]["events"], log_frames[n - 1]["ts"]), n
