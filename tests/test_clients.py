@@ -282,8 +282,10 @@ def test_serve_passes_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cli.main(["serve", "--port", "8123", "--allow-origin", "https://x.example"]) == 0
     assert calls[-1] == {
         "host": "127.0.0.1", "port": 8123, "redis_url": "redis://from-env:6379/0",
-        "allowed_origins": ["https://x.example"],
+        "allowed_origins": ["https://x.example"], "workers": 1,
     }
+    assert cli.main(["serve", "--workers", "3"]) == 0
+    assert calls[-1]["workers"] == 3
     assert cli.main(["serve", "--redis-url", "redis://flag:1/0"]) == 0
     assert calls[-1]["redis_url"] == "redis://flag:1/0" and calls[-1]["allowed_origins"] is None
     monkeypatch.delenv("REDIS_URL")
