@@ -319,12 +319,15 @@ def _print_verify_public(entries: list[Any], out: TextIO) -> bool:
         "each alone, the others as in one possible match (every combination is too many)"
         if checked.alone else "in every combination"
     )
-    print(
-        f"sealed: {checked.withheld} entries withhold what the rules keep secret; every value "
-        f"they could hold was tried, {how}, up to {checked.tried} at one entry, and none "
-        "changes what anyone is shown",
-        file=out,
-    )
+    if checked.withheld:
+        print(
+            f"sealed: {checked.withheld} entries withhold what the rules keep secret; every "
+            f"value they could hold was tried, {how}, up to {checked.tried} at one entry, "
+            "and none changes what anyone is shown",
+            file=out,
+        )
+    else:
+        print("sealed: no entry withholds anything; the whole log is in clear", file=out)
     print(f"verify: ok ({checked.entries} entries, commitment {checked.commitment})", file=out)
     return True
 
