@@ -28,7 +28,6 @@ check every commitment of a log whose values it is given. See docs/fairness.md.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from typing import Any
 
@@ -56,12 +55,12 @@ def audit_digest(key: bytes) -> str:
 
 def entry_key(key: bytes, seq: int) -> bytes:
     """The key that opens every value of entry `seq`."""
-    return hmac.new(key, ENTRY_PREFIX + str(seq).encode(), hashlib.sha256).digest()
+    return hmac.digest(key, ENTRY_PREFIX + str(seq).encode(), "sha256")
 
 
 def salt(ekey: bytes, path: str) -> bytes:
     """The salt of the value at `path` of the entry whose key is `ekey`."""
-    return hmac.new(ekey, path.encode(), hashlib.sha256).digest()
+    return hmac.digest(ekey, path.encode(), "sha256")
 
 
 def commit(salt_: bytes, value: Any) -> str:
