@@ -173,14 +173,19 @@ class Cluster:
     def node(self, port: int) -> Node:
         return next(n for n in self.nodes if n.port == port)
 
-    def replica_of(self, port: int) -> Node:
-        """The (first) replica of the master on `port`."""
+    def replica_of(self, port: int, seconds: float = 30.0) -> Node:
+        """The (first) replica of the master on `port`, waiting up to `seconds` for the
+        master to list one (a node that just rejoined is listed a moment later)."""
         master_id = self.cli(port, "cluster", "myid")
-        for line in self.cli(port, "cluster", "nodes").splitlines():
-            fields = line.split()
-            if len(fields) > 3 and "slave" in fields[2] and fields[3] == master_id:
-                return self.node(int(fields[1].split("@")[0].rsplit(":", 1)[1]))
-        raise RuntimeError(f"master {port} has no replica")
+        deadline = time.monotonic() + seconds
+        while True:
+            for line in self.cli(port, "cluster", "nodes").splitlines():
+                fields = line.split()
+                if len(fields) > 3 and "slave" in fields[2] and fields[3] == master_id:
+                    return self.node(int(fields[1].split("@")[0].rsplit(":", 1)[1]))
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"master {port} has no replica")
+            time.sleep(0.1)
 
     def kill_master(self, port: int, then: Callable[[], object] | None = None) -> Node:
         """Kill the master on `port` (SIGKILL), run `then` (if given), and wait until a
