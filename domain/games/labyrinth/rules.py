@@ -114,7 +114,7 @@ from domain.games.labyrinth.plan import (
     cell_name,
     step,
 )
-from domain.games.labyrinth.validate import PLAN_OPTIONS, river_sources
+from domain.games.labyrinth.validate import PLAN_OPTIONS, PlanOptions, river_sources
 from domain.kit.options import Boolean, Custom, Integer, OptionTable
 from domain.rng import Rng
 
@@ -150,30 +150,12 @@ def _handicaps(value: Any, variant: str) -> tuple[Handicap, ...]:
     return found
 
 
-class Options(msgspec.Struct, frozen=True, kw_only=True):
+class Options(PlanOptions, frozen=True, kw_only=True):
     """The match options the game master plays by: the plan's (validate.PlanOptions, of
-    which `landmines`, `heal_moves` and `nstop` concern the game itself) and section 7's."""
+    which `landmines`, `heal_moves` and `nstop` concern the game itself; see
+    validate.PLAN_OPTIONS) and section 7's."""
 
     variant: str = "classic"
-    # the plan's limits (7.1, 8.6); see validate.PLAN_OPTIONS
-    landmines: bool = True
-    encephalitis: bool = True
-    max_pits: int | None = None
-    max_pit_loops: int | None = None
-    max_loop_length: int | None = None
-    max_rivers: int | None = None
-    max_river_branches: int | None = None
-    max_river_length: int | None = None
-    weaponries: int | None = None
-    hospitals: int | None = None
-    treasures: int | None = None
-    inner_walls: int | None = None
-    exits: int | None = None
-    closed_exits: bool = True
-    open_exit: bool = False
-    crossings: bool = False
-    heal_moves: int | None = 10
-    nstop: int | None = None
     # the game (6.1, 5.5, section 7)
     river_starts: bool = False
     shared_starts: bool = False
