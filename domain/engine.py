@@ -349,6 +349,16 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         return msgspec.structs.replace(ms, log_version=version, audit_key=sealing.audit_key_of(body))
     if version >= 2:
         return _open_v2(rules, entry, opts)
+    return _opened(
+        rules, entry, opts, setup=body["setup"],
+        game_state=rules.initial_state(opts, body["setup"], seed),
+    )
+
+
+def _opened(rules: Game, entry: Entry, opts: Any, **rest: Any) -> MatchState:
+    """The state after the create entry `entry`: what every log version records alike,
+    with `rest` (the setup, the game's state, what a version adds)."""
+    body = entry.body
     return MatchState(
         rules=rules,
         match_id=body["match"],
@@ -358,13 +368,12 @@ def open_match(rules: Game, entry: Entry) -> MatchState:
         rules_version=body["rules_version"],
         commitment=body["commitment"],
         seed=body["seed"],
-        setup=body["setup"],
         created=entry.ts,
         names=(None,) * rules.seat_count(opts),
-        game_state=rules.initial_state(opts, body["setup"], seed),
         seq=1,
         head=entry.digest,
         last_ts=entry.ts,
+        **rest,
     )
 
 
@@ -382,22 +391,9 @@ def _open_v2(rules: Game, entry: Entry, opts: Any) -> MatchState:
         )
     stand_in = given if given is not None else rules.make_setup(opts, Rng(STAND_IN_KEY, "setup"))
     seats = rules.seat_count(opts)
-    return MatchState(
-        rules=rules,
-        match_id=body["match"],
-        game=rules.name,
-        variant=body["variant"],
-        options=opts,
-        rules_version=body["rules_version"],
-        commitment=body["commitment"],
-        seed=body["seed"],
-        setup=given,
-        created=entry.ts,
-        names=(None,) * seats,
+    return _opened(
+        rules, entry, opts, setup=given,
         game_state=rules.initial_state(opts, stand_in, STAND_IN_KEY),
-        seq=1,
-        head=entry.digest,
-        last_ts=entry.ts,
         log_version=2,
         entropy=(None,) * seats,
         setup_given=given is not None,
