@@ -31,6 +31,7 @@ from domain.games.labyrinth.rules import (
     events_for,
     miss_move,
     order_cell,
+    pairs,
     play,
     say,
     start_game,
@@ -62,7 +63,7 @@ def changed(state: State, seat: int, **changes: Any) -> State:
 
 
 def lying(state: State, cell: Cell, **pile: Any) -> State:
-    return msgspec.structs.replace(state, piles={**state.piles, cell: Pile(**pile)})
+    return msgspec.structs.replace(state, piles=pairs({**dict(state.piles), cell: Pile(**pile)}))
 
 
 def turn_of(state: State, seat: int) -> State:
@@ -291,7 +292,7 @@ def test_options_have_the_texts_defaults_and_are_checked() -> None:
     options = configure({})
     assert (options.heal_moves, options.nstop, options.landmines, options.skips) == (10, None, True, True)
     assert (options.blow_report, options.mine_reorder, options.reorders) == ("grenades", True, None)
-    assert "blow_report" in OPTIONS.schema("classic")
+    assert "blow_report" in OPTIONS.schema("labyrinth")
     with pytest.raises(OptionsError, match="blow_report"):
         configure({"blow_report": "loud"})
     with pytest.raises(OptionsError, match="shooting_range"):
@@ -647,13 +648,13 @@ def test_a_mine_set_across_a_wall_lands_at_your_feet_unsaid() -> None:
     state = game(RANGE, [(1, 3), (2, 6)])
     state, said = move(state, 0, "set the mine right, go up")
     assert said[1] == "set the mine - done"
-    assert state.pile((1, 3)).armed == 1 and (1, 4) not in state.piles
+    assert state.pile((1, 3)).armed == 1 and (1, 4) not in dict(state.piles)
 
 
 def test_mines_are_defused_in_hospitals_and_outside() -> None:
     state = game(RANGE, [(1, 4), (2, 6)])
     state, said = move(state, 0, "set the mine right, go up")
-    assert said[1] == "set the mine - done" and (1, 5) not in state.piles
+    assert said[1] == "set the mine - done" and (1, 5) not in dict(state.piles)
     state = changed(state, 1, carries=MineItem())
     state, said = move(state, 1, "set the mine right, go up")
     assert said[1] == "set the mine - defused" and not state.piles
@@ -1082,7 +1083,7 @@ def test_a_mite_woken_at_the_start_counts_from_its_wakers_turn() -> None:
     state, _ = choose_start(state, 0, (2, 2))
     state, events = choose_start(state, 1, (3, 3))
     assert "Arrived at the encephalitis cell, woke up the mite" in told(events, None)
-    assert state.mites[(3, 3)] == (2, 1)  # the second round, at player 2's turn
+    assert dict(state.mites)[(3, 3)] == (2, 1)  # the second round, at player 2's turn
 
 
 def test_a_break_by_majority_vote_a_tie_granting_it() -> None:

@@ -45,7 +45,7 @@ def check(state: State) -> None:
             seen_treasures.append(p.carries.id)
         if isinstance(p.carries, CorpseItem):
             seen_corpses.append(p.carries.seat)
-    for cell, pile in state.piles.items():
+    for cell, pile in state.piles:
         assert cell in state.plan
         assert min(pile.bullets, pile.grenades, pile.landmines, pile.armed) >= 0
         seen_treasures += pile.treasures
@@ -88,8 +88,8 @@ def test_random_matches_keep_the_invariants(seed: int, players: int, data: st.Da
     state, events = start_game(board, players, options, Rng(seed.to_bytes(4, "big"), "order"))
     cells = sorted(board.cells)
     while state.phase == "start":
-        seat = next(s for s in state.order if s not in state.choices)
-        cell = data.draw(st.sampled_from([c for c in cells if c not in state.refused.get(seat, ())]))
+        seat = next(s for s in state.order if s not in dict(state.choices))
+        cell = data.draw(st.sampled_from([c for c in cells if c not in dict(state.refused).get(seat, ())]))
         state, events = choose_start(state, seat, cell)
         check_audience(events, dark=False)
     check(state)

@@ -78,11 +78,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from domain.contract import OptionsError
+from domain.games.labyrinth.generate import GenerateOptions, generate
 from domain.games.labyrinth.moves import (
     Action,
     Blow,
@@ -114,8 +115,9 @@ from domain.games.labyrinth.plan import (
     cell_name,
     step,
 )
+from domain.games.labyrinth.plan_text import render_plan
 from domain.games.labyrinth.validate import PLAN_OPTIONS, PlanOptions, river_sources
-from domain.kit.options import Boolean, Custom, Integer, OptionTable
+from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
 from domain.rng import Rng
 
 MAX = 3
@@ -155,7 +157,14 @@ class Options(PlanOptions, frozen=True, kw_only=True):
     which `landmines`, `heal_moves` and `nstop` concern the game itself; see
     validate.PLAN_OPTIONS) and section 7's."""
 
-    variant: str = "classic"
+    variant: str = "labyrinth"
+    # the match (the hosted game's: game.py)
+    players: int = 3
+    rows: int = 5
+    columns: int = 5
+    plan: str | None = None
+    """A host's own plan (the text format); None: drawn from the match's seed."""
+    clock_scale: float = 1.0
     # the game (6.1, 5.5, section 7)
     river_starts: bool = False
     shared_starts: bool = False
@@ -262,7 +271,35 @@ GAME_OPTIONS = (
            type="string", parse=_missed_move, schema={"enum": list(MISSED_MOVES)}),
 )
 
-OPTIONS: OptionTable[Options] = OptionTable(Options, ("classic",), (*PLAN_OPTIONS, *GAME_OPTIONS))
+
+
+def _plan_text(value: Any, variant: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise OptionsError("a plan in the text format of docs/rules/labyrinth.md")
+    if len(value) > MAX_PLAN_TEXT:
+        raise OptionsError(f"a plan text is at most {MAX_PLAN_TEXT} characters")
+    return value
+
+
+MAX_PLAN_TEXT = 100_000
+EXAMPLE_PLAN = render_plan(generate(GenerateOptions(rows=4, columns=4, players=3), Rng(b"example plan")))
+"""A plan a host could give (the schema's example of option `plan`): drawn once, the same
+on every machine."""
+MATCH_OPTIONS = (
+    Integer("players", 3, 2, 5, "players in the match (the game master is the computer)"),
+    Integer("rows", 5, 3, 30, "rows of a generated plan (section 7; not used with a host's plan)"),
+    Integer("columns", 5, 3, 30, "columns of a generated plan (section 7; not used with a host's plan)"),
+    Custom("plan", None,
+           "a host's own plan, in the text format of docs/rules/labyrinth.md, validated against "
+           "section 8 and the match's limits (null: drawn from the match's seed); secret: it "
+           "goes into the committed setup and is revealed when the match ends",
+           type="string", nullable=True, parse=_plan_text,
+           schema={"examples": [EXAMPLE_PLAN]}),
+    ClockScale(),
+)
+
+OPTIONS: OptionTable[Options] = OptionTable(
+    Options, ("labyrinth",), (*MATCH_OPTIONS, *PLAN_OPTIONS, *GAME_OPTIONS))
 
 
 # --- items, players, cells -----------------------------------------------------------------
@@ -364,12 +401,13 @@ class State(msgspec.Struct, frozen=True):
     order: tuple[int, ...]
     truth: tuple[bool, ...]
     """Whether each treasure (by id) is the true one."""
-    piles: dict[Cell, Pile]
+    piles: tuple[tuple[Cell, Pile], ...]
+    """What lies on each cell that has something, by cell (`pile(cell)` reads it)."""
     phase: Literal["start", "play", "over"] = "start"
     turn: int = 0
     """The index in `order` of the seat to play (or to choose its start cell)."""
     round: int = 1
-    mites: dict[Cell, tuple[int, int]] = msgspec.field(default_factory=dict)
+    mites: tuple[tuple[Cell, tuple[int, int]], ...] = ()
     """Encephalitis cells whose mite is awake: contagious from (round, turn index)."""
     quiet: int = 0
     """Rounds in a row without an irreversible change (3.6)."""
@@ -379,12 +417,13 @@ class State(msgspec.Struct, frozen=True):
     """Skips in a row (6.6)."""
     survivor_left: int | None = None
     """Under option 7.9, the moves the last survivor has left."""
-    last: dict[int, Memory] = msgspec.field(default_factory=dict)
-    choices: dict[int, Cell] = msgspec.field(default_factory=dict)
-    refused: dict[int, tuple[Cell, ...]] = msgspec.field(default_factory=dict)
+    last: tuple[tuple[int, Memory], ...] = ()
+    """Each seat's last move (6.3), by seat."""
+    choices: tuple[tuple[int, Cell], ...] = ()
+    refused: tuple[tuple[int, tuple[Cell, ...]], ...] = ()
     breaks: tuple[int, ...] = ()
     """The seats that took a break since half the players last had one (section 9)."""
-    votes: dict[int, bool] | None = None
+    votes: tuple[tuple[int, bool], ...] | None = None
     """A break put to the vote: each seat's vote so far (section 9); None: no vote open."""
     outcome: Outcome | None = None
 
@@ -392,7 +431,7 @@ class State(msgspec.Struct, frozen=True):
         return None if self.phase == "over" else self.order[self.turn]
 
     def pile(self, cell: Cell) -> Pile:
-        return self.piles.get(cell, EMPTY)
+        return dict(self.piles).get(cell, EMPTY)
 
 
 class RuleError(ValueError):
@@ -413,6 +452,7 @@ PHRASES: Mapping[str, str] = {
     "start_chosen": "Player {player} has chosen a start cell",
     "start_cell": "You start at {cell}",
     "start_rejected": "Your choice is invalid: choose another cell",
+    "start_drawn": "Player {player} did not choose in time: the game master draws its start cell",
     "start_on": "Player {player} starts on {where}",
     # turns
     "turn": "Player {player}'s turn",
@@ -560,7 +600,7 @@ def say(event: Event) -> str:
 
 
 def configure(options: Mapping[str, Any]) -> Options:
-    return OPTIONS.configure("classic", options)
+    return OPTIONS.configure("labyrinth", options)
 
 
 def start_game(plan: Plan, seats: int, options: Options, rng: Rng) -> tuple[State, tuple[Event, ...]]:
@@ -589,7 +629,7 @@ def start_game(plan: Plan, seats: int, options: Options, rng: Rng) -> tuple[Stat
         piles[items.cell] = msgspec.structs.replace(
             base, bullets=items.bullets, grenades=items.grenades, landmines=items.landmines)
     state = State(options=options, plan=plan, players=players, order=order,
-                  truth=tuple(t.is_true for t in plan.treasures), piles=piles)
+                  truth=tuple(t.is_true for t in plan.treasures), piles=pairs(piles))
     said = [Event("turn_order", args={"players": ", ".join(str(s + 1) for s in order)})]
     if options.common_start:
         assert plan.start is not None
@@ -613,18 +653,18 @@ def choose_start(state: State, seat: int, cell: Cell) -> tuple[State, tuple[Even
     cell = (int(cell[0]), int(cell[1]))
     if cell not in state.plan:
         raise RuleError("not_a_cell", f"{cell_name(cell)} is not a cell of the labyrinth")
-    if cell in state.refused.get(seat, ()):
+    if cell in dict(state.refused).get(seat, ()):
         raise RuleError("chosen_before", f"{cell_name(cell)} was chosen before: choose a new cell")
     asked = state.players[seat].asked
     if asked and cell not in asked:
         raise RuleError("not_asked", "after asking cell types, the start is one of the cells asked (7.2)")
-    choices = {**state.choices, seat: cell}
-    state = msgspec.structs.replace(state, choices=choices)
+    choices = {**dict(state.choices), seat: cell}
+    state = msgspec.structs.replace(state, choices=pairs(choices))
     said = [Event("start_chosen", seat), Event("start_cell", seat, {"cell": cell_name(cell)}, to=(seat,))]
     if len(waiting) > 1:
         return state, (*said, Event("choose_start", waiting[1]))
     # every player has chosen: check the choices in turn order
-    refused = dict(state.refused)
+    refused: dict[int, tuple[Cell, ...]] = dict(state.refused)
     kept: dict[int, Cell] = {}
     again: list[int] = []
     taken: set[Cell] = set()
@@ -639,17 +679,43 @@ def choose_start(state: State, seat: int, cell: Cell) -> tuple[State, tuple[Even
             kept[s] = chosen
             taken.add(chosen)
     if again:
-        state = msgspec.structs.replace(state, choices=kept, refused=refused)
+        state = msgspec.structs.replace(state, choices=pairs(kept), refused=pairs(refused))
         said += [Event("start_rejected", s, to=(s,)) for s in again]
         said.append(Event("choose_start", _waiting(state)[0]))
         return state, tuple(said)
     players = tuple(msgspec.structs.replace(p, cell=choices[p.seat]) for p in state.players)
-    state, more = _begin(msgspec.structs.replace(state, players=players, choices={}, refused={}))
+    state, more = _begin(msgspec.structs.replace(state, players=players, choices=(), refused=()))
     return state, (*said, *more)
 
 
+def to_act(state: State) -> int | None:
+    """The seat the game waits for: the next to choose its start cell, or to play; None
+    once the game is over."""
+    if state.phase == "start":
+        return _waiting(state)[0]
+    return state.seat_to_play()
+
+
+def start_candidates(state: State, seat: int) -> list[Cell]:
+    """The cells `seat` may still choose as its start that the match's rules accept now
+    (6.1): for a start the game master draws when the player did not choose in time."""
+    asked = state.players[seat].asked
+    taken = set(dict(state.choices).values())
+    found = []
+    for cell in sorted(asked or state.plan.cells):
+        if cell in dict(state.refused).get(seat, ()):
+            continue
+        if not state.options.river_starts and isinstance(state.plan.type_at(cell), River):
+            continue
+        if not state.options.shared_starts and cell in taken:
+            continue
+        found.append(cell)
+    return found or sorted(c for c in (asked or state.plan.cells) if c not in dict(state.refused).get(seat, ()))
+
+
 def _waiting(state: State) -> list[int]:
-    return [s for s in state.order if s not in state.choices]
+    chosen = dict(state.choices)
+    return [s for s in state.order if s not in chosen]
 
 
 def _begin(state: State) -> tuple[State, tuple[Event, ...]]:
@@ -737,7 +803,7 @@ def play(state: State, seat: int, command: Command) -> tuple[State, tuple[Event,
         target = command.player - 1
         if not 0 <= target < len(state.players):
             raise RuleError("no_such_player", f"there is no player {command.player}")
-        memory = state.last.get(target)
+        memory = dict(state.last).get(target)
         if memory is None:
             return state, (Event("recall_none", target),)
         return state, (Event("recall", target, {"move": memory.move,
@@ -801,7 +867,7 @@ def _check_allowed(state: State, seat: int, command: Command) -> None:
         raise RuleError("no_mine_on_neighbour",
                         "a landmine is set only on the player's own cell in this match (7.1)")
     if not options.repeats:
-        last = state.last.get(seat)
+        last = dict(state.last).get(seat)
         text = render_command(command)
         if (last is not None and last.move == text and last.answers
                 and {e.key for e in last.answers} <= IDLE):
@@ -854,9 +920,9 @@ def vote_break(state: State, seat: int, yes: bool) -> tuple[State, tuple[Event, 
         votes = {seat: True}
         said.append(Event("break_proposed", seat))
     else:
-        if seat in state.votes:
+        if seat in dict(state.votes):
             raise RuleError("voted", "you have voted on this break")
-        votes = {**state.votes, seat: yes}
+        votes = {**dict(state.votes), seat: yes}
         said.append(Event("break_vote", seat, {"vote": "yes" if yes else "no"}))
     voters = sum(1 for p in state.players if p.in_play)
     ayes = sum(1 for v in votes.values() if v)
@@ -867,7 +933,7 @@ def vote_break(state: State, seat: int, yes: bool) -> tuple[State, tuple[Event, 
     if 2 * noes > voters or len(votes) == voters:
         said.append(Event("break_refused"))
         return msgspec.structs.replace(state, votes=None), tuple(said)
-    return msgspec.structs.replace(state, votes=votes), tuple(said)
+    return msgspec.structs.replace(state, votes=pairs(votes)), tuple(said)
 
 
 def take_break(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
@@ -925,6 +991,16 @@ def status_event(state: State, seat: int) -> Event:
                                   "grenades": p.grenades})
 
 
+K = TypeVar("K", int, Cell)
+V = TypeVar("V")
+
+
+def pairs(mapping: Mapping[K, V]) -> tuple[tuple[K, V], ...]:
+    """A mapping as the state keeps it: (key, value) pairs in the order of the keys, so a
+    state encodes as canonical JSON (its keys are cells and seats, not strings)."""
+    return tuple(sorted(mapping.items()))
+
+
 def _replace_player(players: tuple[Player, ...], seat: int, **changes: Any) -> tuple[Player, ...]:
     return tuple(msgspec.structs.replace(p, **changes) if p.seat == seat else p for p in players)
 
@@ -950,7 +1026,7 @@ class _Work:
         self.plan = state.plan
         self.players: list[Player] = list(state.players)
         self.piles: dict[Cell, Pile] = dict(state.piles)
-        self.mites = dict(state.mites)
+        self.mites: dict[Cell, tuple[int, int]] = dict(state.mites)
         self.phase = state.phase
         self.turn = state.turn
         self.round = state.round
@@ -958,7 +1034,7 @@ class _Work:
         self.changed = state.changed
         self.skips = state.skips
         self.survivor_left = state.survivor_left
-        self.last = dict(state.last)
+        self.last: dict[int, Memory] = dict(state.last)
         self.outcome = state.outcome
         self.events: list[Event] = []
 
@@ -973,10 +1049,10 @@ class _Work:
 
     def freeze(self) -> tuple[State, tuple[Event, ...]]:
         state = msgspec.structs.replace(
-            self.state, plan=self.plan, players=tuple(self.players), piles=self.piles,
-            mites=self.mites, phase=self.phase, turn=self.turn, round=self.round,
+            self.state, plan=self.plan, players=tuple(self.players), piles=pairs(self.piles),
+            mites=pairs(self.mites), phase=self.phase, turn=self.turn, round=self.round,
             quiet=self.quiet, changed=self.changed, skips=self.skips,
-            survivor_left=self.survivor_left, last=self.last, outcome=self.outcome)
+            survivor_left=self.survivor_left, last=pairs(self.last), outcome=self.outcome)
         return state, tuple(self.events)
 
     def say(self, key: str, seat: int | None = None, to: tuple[int, ...] | None = None,
