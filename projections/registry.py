@@ -13,9 +13,11 @@ from domain.games import escalator as esc_rules
 from domain.games import five_card_trick as fct_rules
 from domain.games import keys_to_success as kts_rules
 from domain.games import memory_maze as mm_rules
+from domain.games.labyrinth import game as lab_rules
 from projections import escalator as esc_views
 from projections import five_card_trick as fct_views
 from projections import keys_to_success as kts_views
+from projections import labyrinth as lab_views
 from projections import memory_maze as mm_views
 from projections.contract import GameViews
 
@@ -31,6 +33,7 @@ GAMES: dict[str, Hosted] = {
     mm_rules.name: Hosted(rules=mm_rules, views=mm_views),
     kts_rules.name: Hosted(rules=kts_rules, views=kts_views),
     esc_rules.name: Hosted(rules=esc_rules, views=esc_views),
+    lab_rules.name: Hosted(rules=lab_rules, views=lab_views),
 }
 
 
