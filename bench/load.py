@@ -160,6 +160,7 @@ AUTH = {"Authorization": f"Bearer {API_KEY}"}
 class Server:
     def __init__(
         self, redis_url: str, workdir: str, name: str, log_level: str | None, workers: int = 1,
+        root: Path = ROOT,
     ) -> None:
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{name}.log")
@@ -174,7 +175,7 @@ class Server:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
                  "--port", str(self.port), "--redis-url", redis_url, "--workers", str(workers)],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
             )
         wait_port(self.port, self.proc, "the server")
         self.url = f"http://127.0.0.1:{self.port}"
@@ -777,6 +778,59 @@ class PhaseResult:
         return sum(s.cpu_s for s in self.stats)
 
 
+# Where the server's samples go (--py-spy): each raw py-spy stack is counted once, under
+# the first of these lines that names a function in it (so time spent
+# in C, which py-spy without --native does not see, counts for the Python function that
+# called it: a socket write for the websocket layer's send, msgspec's encoder for the
+# frame being built). A stack whose innermost frame is the event loop's run is the loop
+# itself: its C code (uvloop: polling, callbacks, transport reads) or idle.
+SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("engine.propose (rules, sealing, digests)", ("MatchCore.propose",)),
+    ("receipt signing (once a round)", ("ServerKey.receipt", "MatchCore.receipt")),
+    ("projections: match_view", ("match_view",)),
+    ("projections: project_events", ("project_events",)),
+    ("update frames: encoding and assembly", ("Streams._frame", "Streams.live", "MatchCore._broadcast")),
+    ("fold bookkeeping (core, hub delivery, clock)", ("MatchCore._folded", "MatchCore.appended",
+                                                       "MatchRunner._deliver", "MatchRunner._arm_clock")),
+    ("websocket send (Starlette, uvicorn, websockets, socket writes)", ("Connection.sender",)),
+    ("redis append", ("EventStore.append", "EventStore._send", "EventStore._run_script",
+                      "EventStore._flush", "AbstractConnection._send_packed_command")),
+    ("follower (XREAD, skipping the process's own entries)", (
+        "Follower._run", "EventStore.follow", "EventStore._follow_lean", "MatchRunner._take_locked")),
+    ("websocket receive and frame decoding", ("Connection._frames", "WebSocket.receive",
+                                              "WebSocketsSansIOProtocol.data_received")),
+    ("command handling (app, hub, metrics, acks)", ("MatchRunner.submit", "Connection._command",
+                                                    "Connection.command", "Connection.receive_loop")),
+    ("ASGI and uvicorn's websocket protocol, other", ("WebSocketsSansIOProtocol.",
+                                                      "websocket_session", "Starlette.__call__")),
+)
+
+
+def spy_shares(path: str) -> list[tuple[str, float]]:
+    """The share of py-spy's samples (raw format, idle included) in each of SPY_SHARES,
+    then the event loop's own and the rest."""
+    counts: dict[str, int] = {}
+    total = 0
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if not n.isdigit():
+                continue
+            frames = [fr.partition(" (")[0] for fr in stack.split(";")[1:]]
+            total += int(n)
+            name = "other"
+            if frames and frames[-1] == "Runner.run":
+                name = "event loop itself (uvloop's C code, polling, idle)"
+            else:
+                for label, funcs in SPY_SHARES:
+                    if any(fr == x or (x.endswith(".") and fr.startswith(x))
+                           for fr in frames for x in funcs):
+                        name = label
+                        break
+            counts[name] = counts.get(name, 0) + int(n)
+    return sorted(((k, v / max(1, total)) for k, v in counts.items()), key=lambda kv: -kv[1])
+
+
 def percentile(sorted_values: list[float], p: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -786,7 +840,7 @@ def percentile(sorted_values: list[float], p: float) -> float:
 
 def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -> PhaseResult:
     redis.flush()
-    server = Server(redis.url, workdir, mode, args.log_level, args.workers)
+    server = Server(redis.url, workdir, mode, args.log_level, args.workers, args.server_root)
     ctx = mp.get_context("spawn")
     procs: list[Any] = []
     pipes: list[Any] = []
@@ -827,8 +881,9 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             # Sample the server over the window (py-spy is not a dependency: pip install py-spy).
             spy = subprocess.Popen(
                 [args.py_spy_bin, "record", "-p", str(server.pid), "--subprocesses",
-                 "-d", str(int(args.duration)),
-                 "-r", "200", "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
+                 "-d", str(int(args.duration)), "-r", str(args.py_spy_rate),
+                 *(["--nonblocking"] if args.py_spy_nonblocking else []),
+                 "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
         time.sleep(max(0.0, t_end - time.monotonic()))
@@ -905,6 +960,11 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
     ours = res.server_cpu + res.redis_cpu + res.client_cpu
     print(f"machine ({os.cpu_count()} CPUs) over the window: {shares}; "
           f"other processes than this bench's: {max(0.0, busy - ours) / w:.0%} of one core")
+    spy = f"{args.py_spy}.{res.mode}.txt" if args.py_spy else None
+    if spy and os.path.exists(spy):
+        print(f"py-spy samples of the server ({spy}), by where they were taken:")
+        for name, share in spy_shares(spy):
+            print(f"  {share:6.1%}  {name}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -931,7 +991,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default="load")
     p.add_argument("--py-spy", default=None, metavar="PREFIX",
                    help="profile the server over each window with py-spy (raw stacks, idle "
-                   "included) into PREFIX.<phase>.txt")
+                   "included) into PREFIX.<phase>.txt, and print the share of its samples by "
+                   "where they were taken (SPY_SHARES)")
+    p.add_argument("--py-spy-rate", type=int, default=100,
+                   help="py-spy's samples per second (default 100; each sample pauses the "
+                   "server: at 200 a second it acked a fifth fewer commands)")
+    p.add_argument("--py-spy-nonblocking", action="store_true",
+                   help="sample without pausing the server (py-spy --nonblocking): less "
+                   "slowdown, but a tenth of the stacks come out torn and count as 'other'")
+    p.add_argument("--server-root", type=Path, default=ROOT,
+                   help="run the server from this checkout (e.g. a git worktree of an earlier "
+                   "commit, to measure a change against the code before it; default: this one)")
     p.add_argument("--keep", action="store_true",
                    help="keep the temporary directory (server logs, redis files)")
     p.add_argument("--setup-timeout", type=float, default=180.0)
@@ -956,7 +1026,8 @@ def main(argv: list[str] | None = None) -> int:
         redis = Redis(workdir, args.appendfsync)
         print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
               f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}; "
-              f"server workers {args.workers}")
+              f"server workers {args.workers}"
+              + ("" if args.server_root == ROOT else f"; server from {args.server_root}"))
         if kts:
             print(f"game {KTS}: {args.matches} concurrent 13-seat matches "
                   f"({args.matches * KTS_SEATS} connections), variants alternating, "
