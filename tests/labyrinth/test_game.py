@@ -19,6 +19,7 @@ from domain.games.labyrinth import rules
 from domain.games.labyrinth.plan import River
 from domain.games.labyrinth.plan_text import parse_plan
 from projections import labyrinth as views
+from projections.common import effective
 from projections.contract import Viewer
 from projections.registry import rules_by_name
 
@@ -118,7 +119,7 @@ def test_two_to_five_players(players: int) -> None:
 
 @pytest.mark.parametrize("players", [1, 6, 0])
 def test_other_numbers_of_players_are_refused(players: int) -> None:
-    with pytest.raises(OptionsError, match="^option 'players' must be between 2 and 5"):
+    with pytest.raises(OptionsError, match=r"^option 'players' must be between 2 and 5"):
         match(players)
 
 
@@ -386,7 +387,6 @@ def test_after_the_match_every_viewer_sees_everything() -> None:
     d = started(match(2), (3, 2), (5, 2))
     d.advance()
     assert d.ms.ended
-    from projections.common import effective
     seen = views.view(d.ms, effective(views, d.ms, Viewer(1)))
     assert seen["full"] is not None and seen["full"]["players"][1]["cell"] == [5, 2]
 
