@@ -2,7 +2,7 @@
 
     daedalus serve [--host H] [--port P] [--redis-url URL] [--allow-origin O ...] [--workers N]
     daedalus play --server URL [--game G] [--variant V] [--match ID] [--seat N] [--name NAME] [--spectate]
-    daedalus bots GAME [--variant V] [--matches N] [--server URL] [--clock-scale F]
+    daedalus bots GAME [--variant V] [--matches N] [--players N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
     daedalus archive --older-than AGE [--to DIR|s3://BUCKET/PREFIX] [--redis-url URL] [--dry-run]
@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("game", metavar="GAME", help=f"the game ({games})")
     bots.add_argument("--variant", default=None, help="the variant (default: the game's default)")
     bots.add_argument("--matches", type=int, default=1, help="how many matches (default: %(default)s)")
+    bots.add_argument(
+        "--players", type=int, default=None, metavar="N",
+        help="the match option players, for a game that has it (default: the variant's)",
+    )
     bots.add_argument(
         "--server", default=None, help="server URL (default: start an embedded server in-process)"
     )
@@ -352,6 +356,16 @@ def cmd_bots(args: argparse.Namespace) -> int:
     if args.matches < 1 or args.concurrency < 1:
         _err("daedalus bots: --matches and --concurrency must be at least 1")
         return 2
+    if args.players is not None:
+        from projections.registry import hosted
+
+        rules = hosted(args.game).rules
+        schema = rules.options_schema(args.variant or rules.default_variant)
+        if "players" not in schema:
+            hint = " (its number of seats is option 'seats': --option seats=N)" if "seats" in schema else ""
+            _err(f"daedalus bots: --players: {args.game} has no option 'players'{hint}")
+            return 2
+        args.option.append(("players", args.players))
     if args.seed is None:
         args.seed = str(secrets.randbelow(10**9))
         _err(f"bots: --seed {args.seed}")
