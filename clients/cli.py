@@ -5,6 +5,7 @@
     daedalus bots GAME [--variant V] [--matches N] [--players N] [--server URL] [--clock-scale F]
                        [--bot A] [--bot B] [--concurrency C] [--seed S]
     daedalus replay (MATCH_ID | LOG_FILE) [--server URL] [--verify] [--round N] [--as SEAT|spectator]
+                    [--picture ascii|svg [--upto SEQ] [--out FILE]]
     daedalus archive --older-than AGE [--to DIR|s3://BUCKET/PREFIX] [--redis-url URL] [--dry-run]
     daedalus plan show FILE [--svg OUT.svg] [--json OUT.json]   (Labyrinth plans: clients/plan_cli.py)
     daedalus plan check FILE [--players N] [--option KEY=VALUE ...] [--json]
@@ -224,6 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
         "written and read back), then remove its keys from Redis. A match not over, or "
         "whose log or file does not verify, stays in Redis. A server with DAEDALUS_ARCHIVE=DIR "
         "serves the archived logs at GET /matches/ID/log as before.",
+    )
+    replay.add_argument(
+        "--picture", default=None, choices=("ascii", "svg"),
+        help="instead of the moves, draw the match up to --upto (Labyrinth: the plan with every "
+        "player's path; needs the full view: a finished match, or --unseal; default: no picture)",
+    )
+    replay.add_argument(
+        "--upto", type=int, default=None, metavar="SEQ",
+        help="with --picture: up to entry SEQ (the #SEQ the replay prints; default: the whole log)",
+    )
+    replay.add_argument(
+        "--out", default=None, metavar="FILE",
+        help="with --picture: write the picture to FILE (default: print it)",
     )
     archive.add_argument(
         "--older-than", required=True, metavar="AGE",
@@ -514,7 +528,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             _err(f"daedalus replay: cannot load {args.receipts}: {exc}")
             return 1
-    folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer, say_failure=not args.verify)
+    if args.picture is None and (args.upto is not None or args.out is not None):
+        _err("daedalus replay: --upto and --out go with --picture ascii|svg")
+        return 2
+    if args.picture is not None:
+        from clients.replay import print_picture
+
+        folded = print_picture(entries, args.picture, upto=args.upto, out_file=args.out)
+    else:
+        folded = print_replay(entries, round_no=args.round_no, viewer=args.viewer, say_failure=not args.verify)
     if not args.verify:
         return 0 if folded else 1
     verified = print_verify(entries)

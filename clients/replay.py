@@ -3,7 +3,8 @@
 The whole log is folded through the engine as the server folded it. Printed are either
 its entries with their events (the default), or, with a viewer, that viewer's updates
 numbered as it received them, in its terminal's words; `round_no` narrows either to one
-round.
+round. `print_picture` draws, instead, a game's picture of the match up to an entry
+(Labyrinth: the plan with every player's path).
 """
 
 from __future__ import annotations
@@ -232,6 +233,41 @@ def _entry_line(entry: Any, before: Any, *, show_body: bool) -> str:
     if show_body and entry.kind == "command":
         head += f" {json.dumps(entry.body, sort_keys=True)}"
     return head
+
+
+def print_picture(
+    entries: Sequence[Any], kind: str, *, upto: int | None = None, out_file: str | None = None, out: Any = None
+) -> bool:
+    """`replay --picture KIND`: the game's picture of the match up to entry `upto` (None:
+    the whole log), printed, or written to `out_file`. A game draws one when its terminal
+    module (clients/terminal/<game>.py) has `PICTURE(entries, kind, upto) -> str`, which
+    raises ValueError saying why it cannot; False (said why) when there is no picture."""
+    from clients.per_game import find
+
+    out = out or sys.stdout
+    body = entries[0].body if entries and isinstance(entries[0].body, dict) else {}
+    game = str(body.get("game"))
+    module = find("clients.terminal", game)
+    draw = getattr(module, "PICTURE", None) if module is not None else None
+    if draw is None:
+        print(f"cannot draw it: {game} has no picture of a match", file=out)
+        return False
+    try:
+        text = str(draw(entries, kind, upto))
+    except ValueError as exc:
+        print(f"cannot draw it: {exc}", file=out)
+        return False
+    if out_file is None:
+        print(text, end="", file=out)
+        return True
+    try:
+        with open(out_file, "w", encoding="utf-8") as written:
+            written.write(text)
+    except OSError as exc:
+        print(f"cannot write {out_file}: {exc}", file=out)
+        return False
+    print(f"wrote the {kind} picture to {out_file}", file=out)
+    return True
 
 
 def print_verify(entries: list[Any], out: Any = None) -> bool:

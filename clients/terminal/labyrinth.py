@@ -1,0 +1,437 @@
+"""Labyrinth in the terminal: the view as text, typed lines as commands.
+
+A move is typed as a person says it ("go left, shoot up") and sent as text: the server
+reads it with the same parser (domain/games/labyrinth/moves.py) this terminal checks it
+with first, so a line that is not a move is refused here with a caret under the column
+where it stops being one. `start`, `order`, `ask`, `break` and `vote` lines become the
+game's other commands. The view shows whose turn it is and the clock, the players as
+everyone knows them, the viewer's own belongings and health, and the shape of the
+labyrinth as a grid, marked with the cells the game master named to the viewer; after
+the match, the plan with where everyone ended.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from clients.labyrinth_replay import picture
+from clients.terminal.common import seat_names, waiting_for_seats
+from domain.games.labyrinth.moves import MoveError, parse_any, parse_command
+from domain.games.labyrinth.pictures import ascii_picture
+from domain.games.labyrinth.plan import Cell, cell_name
+from domain.games.labyrinth.plan_text import parse_plan
+
+HELP = """\
+players are numbered from 1, as the game master says them (player 1 is seat 0).
+moves, as the rule book says them (one movement a move; actions before and after it):
+  go left | go up, shoot right | blow the up wall, then go up | go by the flow | go by the loop
+  shoot left (under option 7.3: shoot up at player 2 on 3,4) | throw a grenade down
+  leave a grenade | leave 2 bullets | throw the corpse right | set the mine | set the mine left
+  take the new treasure | take the second lowest treasure | keep the old treasure
+  go right; if I find a treasure, shoot up; if I fall into a pit, leave a grenade
+    (conditions: find a treasure/bullet/grenade/landmine/corpse, fall into a pit, walk
+     into a river/delta/hospital/weaponry, walk onto land, hit a wall)
+  go right, don't tell the result          (a dark move: only you hear what you picked up)
+  go right, don't tell where I end up but tell me if I hit a wall     (semi-dark)
+  skip | recall 3 (player 3's last move) | status? or ask status (your belongings, said to all)
+  a move as JSON too: {"go": "right", "after": [{"type": "shoot", "direction": "up"}]}
+other commands:
+  start 3,4           your secret start cell (6.1), when the game master asks for it
+  order 3,4           a new cell after a wound (5.5) or with a handicap (7.2); order none declines
+  ask 3,4             a handicap's question before the start (7.2): the type of a cell
+  break               a break before your move (section 9);  vote yes | vote no  on a break
+  view (or Enter, or status) shows the match again, with your belongings; history, help, quit
+cells are ROW,COLUMN from the top left (3,4: row 3, column 4), as on the grid."""
+
+STANDING = {"playing": "playing", "dead": "dead", "lost": "lost (out of the game)", "won": "WON"}
+
+TOP = frozenset({
+    "turn_order", "choose_start", "start_chosen", "start_cell", "start_rejected", "start_drawn", "start_on",
+    "turn", "wounded_may_order", "wounded_no_order", "dead", "ordered_cell", "new_cell", "cell_rejected",
+    "asked_cell", "cell_type", "move", "skip", "timed_out", "break", "break_proposed", "break_vote",
+    "break_agreed", "break_refused", "status", "recall", "recall_none", "quiet", "draw_nstop",
+    "draw_skips", "draw_treasure_lost", "won_kill", "survivor", "survivor_failed", "no_survivor",
+})
+"""Phrase keys said on their own line; the others answer the move above them and are indented."""
+
+TYPE_MARKS: Mapping[str, str] = {
+    "land": ".", "a hospital": "H", "a weaponry": "W", "a pit": "p", "a river": "~",
+    "a delta": "D", "an encephalitis cell": "E",
+}
+"""How the grid marks a cell whose type the game master named to the viewer."""
+
+_CELL = re.compile(r"\(?\s*(\d+)\s*(?:,|\s)\s*(\d+)\s*\)?")
+_NUMBER = {0: "no", 1: "one", 2: "two", 3: "three"}
+
+
+def _count(n: int, item: str) -> str:
+    return f"{_NUMBER.get(n, str(n))} {item if n == 1 else item + 's'}"
+
+
+def parse_cell(text: str, gs: Mapping[str, Any] | None = None) -> Cell:
+    """`3,4` (or `3 4`, `(3, 4)`) as a cell; ValueError if it is not one, or not a cell of
+    the labyrinth's shape when `gs` (the game state) gives it."""
+    found = _CELL.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"{text.strip() or 'nothing'!r} is not a cell: write ROW,COLUMN, e.g. 3,4")
+    cell = (int(found.group(1)), int(found.group(2)))
+    if gs is not None and gs.get("shape") and [cell[0], cell[1]] not in gs["shape"]:
+        raise ValueError(f"{cell_name(cell)} is not a cell of the labyrinth (the grid shows its "
+                         f"{gs.get('rows')} rows and {gs.get('columns')} columns)")
+    return cell
+
+
+def move_error(text: str, exc: MoveError) -> str:
+    """A refused move, with the text and a caret under the column where it stops being one."""
+    if exc.column is None:
+        return f"not a move: {exc} (help lists the moves)"
+    return f"not a move (help lists them):\n  {text}\n  {' ' * (exc.column - 1)}^ {exc}"
+
+
+def player_name(view: Mapping[str, Any], seat: int) -> str:
+    """`player 2 (bob)`: the game master's number, and the seat's name when it has one."""
+    name = seat_names(dict(view)).get(seat)
+    shown = f" ({name})" if name and name != f"seat {seat}" else ""
+    return f"player {seat + 1}{shown}"
+
+
+def _game_state(view: Mapping[str, Any] | None) -> dict[str, Any]:
+    if view is None or not view.get("started"):
+        raise ValueError("the match has not started yet (it starts when every seat is taken)")
+    if view.get("ended"):
+        raise ValueError("the match is over")
+    gs: dict[str, Any] = view["game_state"]
+    return gs
+
+
+def belongings(me: Mapping[str, Any]) -> str:
+    """What a player has and how it is, in words: `two bullets, three grenades, a landmine; healthy`."""
+    things = [_count(me["bullets"], "bullet"), _count(me["grenades"], "grenade")]
+    if me.get("carries"):
+        things.append(f"a {me['carries']}")
+    health: list[str] = []
+    if not me.get("alive", True):
+        health.append("dead")
+    if me.get("wounded"):
+        health.append("wounded")
+    if me.get("infected"):
+        left = me.get("heal_left")
+        health.append("infected" + (f" ({_count(left, 'successful move')} left to reach a hospital)"
+                                    if left is not None else ""))
+    if me.get("immune"):
+        health.append("immune to encephalitis")
+    if me.get("lost"):
+        health.append("lost")
+    if not health:
+        health.append("healthy")
+    if me.get("outside"):
+        health.append("outside the labyrinth: come back in through the exit you left by")
+    return ", ".join(things) + "; " + ", ".join(health)
+
+
+class Terminal:
+    def help(self, view: dict[str, Any] | None) -> str:
+        return HELP
+
+    # --- typed lines -------------------------------------------------------------------
+
+    def parse(self, line: str, view: dict[str, Any] | None) -> dict[str, Any]:
+        text = line.strip()
+        words = text.split(None, 1)
+        verb = words[0].lower() if words else ""
+        rest = words[1] if len(words) > 1 else ""
+        gs = _game_state(view)
+        if verb == "start":
+            if gs.get("phase") != "start":
+                raise ValueError("the start cells are chosen already")
+            return {"type": "start", "cell": list(parse_cell(rest, gs))}
+        if verb == "order":
+            if rest.strip().lower() in ("none", "no", "nothing"):
+                return {"type": "order", "cell": None}
+            return {"type": "order", "cell": list(parse_cell(rest, gs))}
+        if verb == "ask":
+            if rest.strip().lower().rstrip("?") in ("status", "the status", "for the status"):
+                return {"type": "move", "move": "status"}
+            return {"type": "ask", "cell": list(parse_cell(rest, gs))}
+        if verb == "break":
+            if rest:
+                raise ValueError("a break is just `break` (before your own move)")
+            return {"type": "break"}
+        if verb == "vote":
+            answer = rest.strip().lower()
+            if answer not in ("yes", "no"):
+                raise ValueError("vote yes or vote no (on a break, section 9)")
+            return {"type": "vote", "yes": answer == "yes"}
+        if verb in ("me", "map", "grid", "players", "notes"):
+            raise ValueError("press Enter (or type view) to see the match again: your belongings, "
+                             "the players and the grid are in it")
+        if text.startswith("{"):
+            return {"type": "move", "move": self._json_move(text)}
+        try:
+            parse_command(text)
+        except MoveError as exc:
+            raise ValueError(move_error(text, exc)) from None
+        if gs.get("phase") == "start" and verb not in ("status", "recall"):
+            raise ValueError("the players are choosing their start cells: type start ROW,COLUMN when "
+                             "the game master asks you")
+        return {"type": "move", "move": text}
+
+    @staticmethod
+    def _json_move(text: str) -> dict[str, Any]:
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise ValueError("a move as JSON is an object, e.g. {\"go\": \"right\"}")
+        try:
+            parse_any(value)
+        except MoveError as exc:
+            raise ValueError(f"not a move: {exc}") from None
+        return value
+
+    # --- the view ----------------------------------------------------------------------
+
+    def render(self, view: dict[str, Any], seconds_left: float | None) -> str:
+        gs = view.get("game_state") or {}
+        head = f"== labyrinth · match {view.get('match')}"
+        waiting = waiting_for_seats(view, head)
+        if waiting is not None:
+            return waiting
+        you = view.get("you")
+        lines = [self._headline(view, gs, seconds_left)]
+        if you is not None:
+            lines.append(f"you are {player_name(view, you)}; the order of play: "
+                         + ", ".join(str(s + 1) for s in gs.get("order", ())))
+        else:
+            lines.append("the order of play: " + ", ".join(str(s + 1) for s in gs.get("order", ())))
+        for p in gs.get("players", ()):
+            lines.append("  " + self._player_line(view, p))
+        me = gs.get("me")
+        full = gs.get("full")
+        if me is not None and full is None:
+            lines.append(f"you: {belongings(me)}")
+            lines.extend(self._your_options(gs, me))
+        lines.extend(self._table(gs))
+        if full is not None:
+            lines.extend(self._ending(view, gs, full))
+        else:
+            lines.extend(self.grid(gs))
+        return "\n".join(lines)
+
+    def _headline(self, view: Mapping[str, Any], gs: Mapping[str, Any], seconds_left: float | None) -> str:
+        parts = [f"== labyrinth · match {view.get('match')}", f"round {gs.get('round')}"]
+        to_act = gs.get("to_act")
+        phase = gs.get("phase")
+        if view.get("ended") or phase == "over":
+            parts.append("the match is over")
+        elif to_act is not None:
+            doing = "choose a start cell" if phase == "start" else "move"
+            if to_act == view.get("you"):
+                parts.append(f"YOUR TURN: {doing}")
+            else:
+                parts.append(f"{player_name(view, to_act)} to {doing}")
+        if seconds_left is not None and not view.get("ended"):
+            parts.append(f"{seconds_left:.0f} s left")
+        return " · ".join(parts)
+
+    def _player_line(self, view: Mapping[str, Any], p: Mapping[str, Any]) -> str:
+        seat = p["seat"]
+        who = player_name(view, seat) + (" - you" if seat == view.get("you") else "")
+        bits = [STANDING.get(p.get("standing", ""), str(p.get("standing")))]
+        if p.get("started_on"):
+            bits.append(f"started on {p['started_on']}")
+        bits.append(_count(p.get("moves", 0), "move"))
+        last = p.get("last_move")
+        if last:
+            answers = "; ".join(last.get("answers") or ()) or "no answer"
+            bits.append(f"last: {last['move']} -> {answers}")
+        return f"{who}: " + " · ".join(bits)
+
+    def _your_options(self, gs: Mapping[str, Any], me: Mapping[str, Any]) -> list[str]:
+        lines = []
+        if gs.get("phase") == "start":
+            if me.get("asks"):
+                lines.append(f"  you may ask the type of {_count(me['asks'], 'cell')} first: ask ROW,COLUMN (7.2)")
+            if me.get("chosen") is not None:
+                lines.append(f"  your start choice: {cell_name(tuple(me['chosen']))}")
+            if me.get("refused"):
+                lines.append("  refused before (choose another): "
+                             + ", ".join(cell_name(tuple(c)) for c in me["refused"]))
+        if me.get("may_order"):
+            left = me.get("orders", 0) + me.get("extra_orders", 0)
+            lines.append(f"  you may order a new cell before your move: order ROW,COLUMN "
+                         f"({_count(left, 'order')} left), or order none")
+        elif me.get("extra_orders"):
+            lines.append(f"  a handicap gives you {_count(me['extra_orders'], 'cell order')} "
+                         "(order ROW,COLUMN before your move)")
+        return lines
+
+    def _table(self, gs: Mapping[str, Any]) -> list[str]:
+        lines = []
+        if gs.get("phase") == "play":
+            lines.append(f"rounds with no changes: {gs.get('quiet', 0)} (at {gs.get('nstop')} the game is a draw) · "
+                         f"an infected player has {gs.get('heal_moves')} successful moves to reach a hospital")
+        if gs.get("breaks"):
+            lines.append("breaks taken by player " + ", ".join(str(s + 1) for s in gs["breaks"]))
+        votes = gs.get("votes")
+        if votes is not None:
+            said = ", ".join(f"player {int(s) + 1} {'yes' if v else 'no'}" for s, v in sorted(votes.items()))
+            lines.append(f"a break is put to the vote ({said or 'no votes yet'}): vote yes or vote no")
+        return lines
+
+    def marks(self, gs: Mapping[str, Any]) -> dict[Cell, str]:
+        """The grid's marks: the cells the game master named to the viewer alone (its start
+        cell `S`, a new cell it was sent to `N`, the types of cells it asked about)."""
+        me = gs.get("me") or {}
+        marks: dict[Cell, str] = {}
+        place: tuple[Cell, str] | None = None  # the last cell the viewer was put on
+        for said in me.get("told", ()):
+            key, args = said.get("key"), said.get("args") or {}
+            if key == "start_rejected":
+                place = None
+            if key in ("start_cell", "new_cell", "cell_type") and isinstance(args.get("cell"), str):
+                try:
+                    cell = parse_cell(args["cell"])
+                except ValueError:
+                    continue
+                if key == "cell_type":
+                    marks[cell] = TYPE_MARKS.get(str(args.get("where")), "?")
+                else:
+                    place = (cell, "S" if key == "start_cell" else "N")
+        if place is not None:
+            marks[place[0]] = place[1]
+        return marks
+
+    def grid(self, gs: Mapping[str, Any]) -> list[str]:
+        """The shape of the labyrinth (the cells, not their walls or types), marked."""
+        shape = {(c[0], c[1]) for c in gs.get("shape", ())}
+        if not shape:
+            return []
+        rows, columns = int(gs.get("rows") or 0), int(gs.get("columns") or 0)
+        marks = self.marks(gs)
+        width = 3
+        label = len(str(rows)) + 1
+        out = [" " * (label + 1) + "".join(f"{c:>{width}}" for c in range(1, columns + 1))]
+        for r in range(1, rows + 1):
+            cells = "".join(f"{(marks.get((r, c), '·') if (r, c) in shape else ' '):>{width}}"
+                            for c in range(1, columns + 1))
+            out.append(f"{r:>{label}} {cells}".rstrip())
+        legend = "the labyrinth's shape (· a cell)"
+        used = set(marks.values())
+        if "S" in used:
+            legend += "; S your start cell"
+        if "N" in used:
+            legend += "; N the cell you were sent to last"
+        if used - {"S", "N"}:
+            legend += "; cells you asked: . land H hospital W weaponry p pit ~ river D delta E encephalitis"
+        return [legend + ":", *out]
+
+    def _ending(self, view: Mapping[str, Any], gs: Mapping[str, Any], full: Mapping[str, Any]) -> list[str]:
+        lines = []
+        result = view.get("result") or {}
+        if view.get("ended"):
+            winner = result.get("winner")
+            who = "a draw" if winner is None else f"{player_name(view, winner)} wins"
+            lines.append(f"MATCH OVER: {who} ({result.get('reason')})")
+        ends: dict[Cell, list[str]] = {}
+        for p in full.get("players", ()):
+            cell = p.get("cell")
+            where = "outside" if cell is None else cell_name((cell[0], cell[1]))
+            if p.get("outside"):
+                where = f"outside, out of {cell_name(tuple(p['outside']['cell']))} to the {p['outside']['side']}"
+            elif cell is not None:
+                ends.setdefault((cell[0], cell[1]), []).append(str(p["seat"] + 1))
+            lines.append(f"  {player_name(view, p['seat'])}: {where} · {belongings({**p, 'outside': None})}")
+        for pile in full.get("piles", ()):
+            lines.append(f"  lying at {cell_name((pile['cell'][0], pile['cell'][1]))}: {pile_words(pile, full)}")
+        plan_text = full.get("plan_text")
+        if plan_text:
+            lines.append("the plan (its walls as they are now, its treasures and items as they lay at the "
+                         "start), each player's number where it is:")
+            marks = {cell: ",".join(seats) for cell, seats in ends.items()}
+            lines.append(ascii_picture(parse_plan(plan_text), marks).rstrip("\n"))
+        return lines
+
+    # --- events ------------------------------------------------------------------------
+
+    def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+        lines: list[str] = []
+        for e in events:
+            if e.get("type") == "resolved":
+                lines.extend(said_lines(view, e.get("said", ())))
+            else:
+                lines.append(json.dumps(e, sort_keys=True))
+        return lines
+
+    def awaiting(self, view: dict[str, Any]) -> str | None:
+        gs = view.get("game_state") or {}
+        you = view.get("you")
+        if view.get("ended") or you is None or not view.get("started"):
+            return None
+        if gs.get("to_act") == you:
+            if gs.get("phase") == "start":
+                return "you have not chosen your start cell (start ROW,COLUMN; else the game master draws it)"
+            missed = (view.get("options") or {}).get("missed_move", "lose")
+            return "you have not moved (a missed move " + ("is a skip)" if missed == "skip" else "loses the game)")
+        votes = gs.get("votes")
+        if votes is not None and str(you) not in votes:
+            return "you have not voted on the break (vote yes or vote no)"
+        return None
+
+    def recall(self, view: dict[str, Any]) -> list[str] | None:
+        return None
+
+
+def pile_words(pile: Mapping[str, Any], full: Mapping[str, Any]) -> str:
+    """What lies on a cell (the full view's `piles`), in words."""
+    truth = list(full.get("truth", ()))
+    parts = []
+    for tid in pile.get("treasures", ()):
+        parts.append("a true treasure" if tid < len(truth) and truth[tid] else "a fake treasure")
+    for key, item in (("bullets", "bullet"), ("grenades", "grenade"), ("landmines", "landmine")):
+        if pile.get(key):
+            parts.append(_count(int(pile[key]), item))
+    if pile.get("armed"):
+        parts.append(f"{_count(int(pile['armed']), 'landmine')} set")
+    for seat in pile.get("corpses", ()):
+        parts.append(f"the corpse of player {seat + 1}")
+    return ", ".join(parts) or "nothing"
+
+
+def audience(view: Mapping[str, Any], said: Mapping[str, Any]) -> str:
+    """Who heard it, when not everyone: `(to you alone)`, `(to player 2)`, `(told to nobody)`."""
+    to = said.get("to")
+    if to is None:
+        return ""
+    if not to:
+        return "  (told to nobody)"
+    if list(to) == [view.get("you")]:
+        return "  (to you alone)"
+    return "  (to player " + ", ".join(str(s + 1) for s in to) + ")"
+
+
+def said_lines(view: Mapping[str, Any], said: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The game master's words, one a line: a move's answers indented under it, what was
+    said to the viewer alone marked so, and the viewer's turn pointed out."""
+    lines = []
+    you = view.get("you")
+    for s in said:
+        text = str(s.get("text"))
+        if s.get("key") == "turn" and s.get("seat") == you and you is not None:
+            text += "  <- your move"
+        if s.get("key") == "choose_start" and s.get("seat") == you and you is not None:
+            text += "  <- you: start ROW,COLUMN"
+        if s.get("key") == "wounded_may_order" and s.get("seat") == you and you is not None:
+            text += "  <- you: order ROW,COLUMN or order none, then your move"
+        indent = "" if s.get("key") in TOP else "    "
+        lines.append(f"{indent}{text}{audience(view, s)}")
+    return lines
+
+
+TERMINAL = Terminal()
+PICTURE = picture
+"""`daedalus replay --picture`: the plan with every player's path (clients/labyrinth_replay.py)."""
