@@ -61,9 +61,17 @@ else `replay` reads as a file name."""
 
 
 def _option(text: str) -> tuple[str, Any]:
+    """KEY=VALUE: VALUE as JSON if it reads as JSON, else as text; KEY=@FILE: the text of
+    FILE (a host's own maze or plan)."""
     key, sep, raw = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    if raw.startswith("@"):
+        try:
+            with open(raw[1:], encoding="utf-8") as file:
+                return key, file.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise argparse.ArgumentTypeError(f"option {key}: cannot read {raw[1:]!r}: {exc}") from None
     try:
         value = json.loads(raw)
     except ValueError:
@@ -123,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--option", action="append", default=[], type=_option, metavar="KEY=VALUE",
-        help="a match option when creating a match (repeatable), e.g. clock_scale=0.5 "
-        "(default: none, the variant's defaults)",
+        help="a match option when creating a match (repeatable), e.g. clock_scale=0.5, or "
+        "plan=@FILE for the text of a file (default: none, the variant's defaults)",
     )
     play.add_argument("--match", default=None, help="join this match (default: create one)")
     play.add_argument("--seat", type=int, default=None, help="the seat to claim (default: the first free one)")

@@ -192,9 +192,13 @@ class DaedalusHttp:
         *,
         timeout: float = 10.0,
         backoff: Backoff = DEFAULT_BACKOFF,
+        on_retry: Callable[[Exception, float], None] | None = None,
     ) -> None:
         self.base_url = endpoints(base_url)[0]
         self.backoff = backoff
+        self.on_retry = on_retry
+        """Called with the failure and the pause before each retry (say, to tell a person
+        the server cannot be reached yet)."""
         self._client = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
         # The server's signed receipts of the creations this client saw (create_match,
         # claim_seat): keep them with the connections' (docs/fairness.md).
@@ -240,6 +244,8 @@ class DaedalusHttp:
                 pause = tries.pause()
                 if pause is None:
                     raise
+                if self.on_retry is not None:
+                    self.on_retry(exc, pause)
                 await asyncio.sleep(pause)
 
     async def health(self) -> bool:

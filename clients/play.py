@@ -62,7 +62,15 @@ async def play(args: argparse.Namespace) -> int:
     if args.token is not None and args.match is None:
         _err("daedalus play: --token rejoins a seat of a match: give the match with --match ID")
         return 2
-    async with DaedalusHttp(args.server) as http:
+    told: list[str] = []
+
+    def unreachable(exc: Exception, pause: float) -> None:
+        if not told:  # once: the retries go on quietly for up to five minutes
+            told.append(str(exc))
+            _err(f"daedalus play: the server at {args.server} does not answer ({exc}); "
+                 "trying again for up to five minutes (Ctrl-C stops)")
+
+    async with DaedalusHttp(args.server, on_retry=unreachable) as http:
         try:
             match_id, token, game = await _join(http, args)
         except HttpError as exc:

@@ -208,6 +208,22 @@ async def test_a_creation_gives_up_after_its_time_and_a_refusal_is_not_sent_agai
             assert 0.2 < time.monotonic() - started < 2.0
 
 
+async def test_each_retry_is_told_to_the_caller_with_its_failure_and_pause() -> None:
+    """`on_retry` hears every try that failed and will be made again (how `daedalus play`
+    says that the server does not answer, instead of waiting in silence)."""
+    heard: list[tuple[Exception, float]] = []
+    async with EmbeddedServer() as srv:
+        proxy = Proxy(srv.port)
+        await proxy.up()
+        await proxy.down()
+        async with DaedalusHttp(proxy.url, backoff=Backoff(first=0.01, cap=0.05, give_up_after=0.3),
+                                on_retry=lambda exc, pause: heard.append((exc, pause))) as http:
+            with pytest.raises(ConnectionError):
+                await http.create_match("toy")
+    assert len(heard) >= 2
+    assert all(isinstance(exc, ConnectionError) and 0 <= pause <= 0.05 for exc, pause in heard)
+
+
 async def test_a_creation_whose_answer_is_lost_is_not_made_twice() -> None:
     """The request reaches the server, which creates the match, but its answer is lost:
     the client sends it again under the same key and gets that match; the server holds
