@@ -649,6 +649,27 @@ async def _sealed_replay(request: Request, runner: MatchRunner, viewer: Viewer) 
     return Viewer(seat=None, full=False) if viewer.full else viewer
 
 
+def _host_view_refused(runner: MatchRunner, msg: Hello, seat: int | None) -> bytes | None:
+    """The error for a `full` hello before the match's end, or None: the host who gave
+    the match's setup (a Labyrinth plan, a Memory Maze maze) may watch it with the full
+    view, proving it with the match's audit key, which only the match's creator was given.
+    Never with a seat's token (the host does not play), nor in a match whose setup was
+    drawn from its seed, which nobody sees before the end."""
+    ms = runner.current
+    given = ms.setup is not None and not runner.hosted.rules.seeded_setup(ms.setup)
+    if not given or ms.audit_key is None:
+        return error_frame("match_not_over", "the full view opens when the match is over")
+    if seat is not None:
+        return error_frame("match_not_over", "a player sees the full view when the match is over; "
+                           "the host who gave its setup watches it without a seat's token")
+    if msg.audit is None:
+        return error_frame("match_not_over", "the full view opens when the match is over, or before for "
+                           "the host who gave its setup, with the match's audit key (`audit`)")
+    if not hmac.compare_digest(msg.audit.strip().lower().encode(), ms.audit_key.hex().encode()):
+        return error_frame("bad_audit_key", "that is not this match's audit key")
+    return None
+
+
 async def match_replay(request: Request) -> JSONResponse:
     """`GET /matches/{id}/replay?as=VIEWER`: once the match is over, every update
     VIEWER received, each with the view it had then, and whether the log verifies."""
@@ -867,10 +888,13 @@ class Connection:
             self.reply(error_frame("bad_token", "that token holds no seat in this match"))
             return
         if msg.full and not runner.current.ended:
-            self.reply(error_frame("match_not_over", "the full view opens when the match is over"))
-            return
-        # The full view of a match that seals is what the public sees (projections/seal.py).
-        full = msg.full and not seals(runner.hosted.views, runner.current)
+            barred = _host_view_refused(runner, msg, seat)
+            if barred is not None:
+                self.reply(barred)
+                return
+        # The full view of a match that seals is, after its end, what the public sees
+        # (projections/seal.py); before, only its host has it.
+        full = msg.full and not (runner.current.ended and seals(runner.hosted.views, runner.current))
         sub = Subscriber(Viewer(seat=seat, full=full), self.queue)
         welcome = {
             "type": "welcome",

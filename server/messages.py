@@ -33,12 +33,14 @@ class _Message(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):
 class Hello(_Message, tag="hello"):
     """The first frame of a connection: follow `match`, as the seat `token` holds (none:
     a spectator), from the update after `since` ("now": no catch-up); `full`: the
-    auditor's view of a finished match."""
+    auditor's view of a finished match, or, with the match's audit key (`audit`), before
+    the end of a match whose setup its host gave."""
 
     match: str
     token: str | None = None
     since: int | Literal["now"] = 0
     full: bool = False
+    audit: str | None = None
 
 
 class Command(_Message, tag="command"):
