@@ -42,7 +42,7 @@ async def test_a_browser_gets_the_client_and_a_program_a_json_index(srv: Embedde
 
 # The games with a board of their own (clients/web/boards/index.js names them too); any
 # other game is shown by boards/generic.js.
-OWN_BOARDS = ("five-card-trick", "memory-maze", "keys-to-success", "escalator")
+OWN_BOARDS = ("five-card-trick", "memory-maze", "keys-to-success", "escalator", "labyrinth")
 
 
 async def test_the_boards_are_served_and_every_command_has_a_form(srv: EmbeddedServer) -> None:
