@@ -5,9 +5,9 @@ reads it with the same parser (domain/games/labyrinth/moves.py) this terminal ch
 with first, so a line that is not a move is refused here with a caret under the column
 where it stops being one. `start`, `order`, `ask`, `break` and `vote` lines become the
 game's other commands. The view shows whose turn it is and the clock, the players as
-everyone knows them, the viewer's own belongings and health, and the shape of the
-labyrinth as a grid, marked with the cells the game master named to the viewer; after
-the match, the plan with where everyone ended.
+everyone knows them, the viewer's own belongings and health, and, on the viewer's turn,
+the shape of the labyrinth as a grid, marked with the cells the game master named to the
+viewer alone; after the match, the plan with where everyone ended.
 """
 
 from __future__ import annotations
@@ -91,11 +91,14 @@ def move_error(text: str, exc: MoveError) -> str:
     return f"not a move (help lists them):\n  {text}\n  {' ' * (exc.column - 1)}^ {exc}"
 
 
-def player_name(view: Mapping[str, Any], seat: int) -> str:
-    """`player 2 (bob)`: the game master's number, and the seat's name when it has one."""
+def player_name(view: Mapping[str, Any], seat: int, *, mark_you: bool = False) -> str:
+    """`player 2 (bob)`: the game master's number, and the seat's name when it has one
+    (`player 1 (alice, you)` with `mark_you` for the viewer's own seat)."""
     name = seat_names(dict(view)).get(seat)
-    shown = f" ({name})" if name and name != f"seat {seat}" else ""
-    return f"player {seat + 1}{shown}"
+    notes = [name] if name and name != f"seat {seat}" else []
+    if mark_you and seat == view.get("you"):
+        notes.append("you")
+    return f"player {seat + 1}" + (f" ({', '.join(notes)})" if notes else "")
 
 
 def _game_state(view: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -114,7 +117,7 @@ def belongings(me: Mapping[str, Any]) -> str:
         things.append(f"a {me['carries']}")
     health: list[str] = []
     if not me.get("alive", True):
-        health.append("dead")
+        return ", ".join(things) + "; dead"
     if me.get("wounded"):
         health.append("wounded")
     if me.get("infected"):
@@ -166,8 +169,8 @@ class Terminal:
                 raise ValueError("vote yes or vote no (on a break, section 9)")
             return {"type": "vote", "yes": answer == "yes"}
         if verb in ("me", "map", "grid", "players", "notes"):
-            raise ValueError("press Enter (or type view) to see the match again: your belongings, "
-                             "the players and the grid are in it")
+            raise ValueError("press Enter (or type view) to see the match again: your belongings and "
+                             "the players, and on your turn the grid")
         if text.startswith("{"):
             return {"type": "move", "move": self._json_move(text)}
         try:
@@ -208,17 +211,17 @@ class Terminal:
                          + ", ".join(str(s + 1) for s in gs.get("order", ())))
         else:
             lines.append("the order of play: " + ", ".join(str(s + 1) for s in gs.get("order", ())))
-        for p in gs.get("players", ()):
-            lines.append("  " + self._player_line(view, p))
-        me = gs.get("me")
         full = gs.get("full")
+        for p in gs.get("players", ()):
+            lines.append("  " + self._player_line(view, p, self._standing_at_end(view, full, p["seat"])))
+        me = gs.get("me")
         if me is not None and full is None:
             lines.append(f"you: {belongings(me)}")
             lines.extend(self._your_options(gs, me))
         lines.extend(self._table(gs))
         if full is not None:
             lines.extend(self._ending(view, gs, full))
-        else:
+        elif gs.get("phase") == "start" or gs.get("to_act") == you or you is None:
             lines.extend(self.grid(gs))
         return "\n".join(lines)
 
@@ -238,10 +241,24 @@ class Terminal:
             parts.append(f"{seconds_left:.0f} s left")
         return " · ".join(parts)
 
-    def _player_line(self, view: Mapping[str, Any], p: Mapping[str, Any]) -> str:
+    @staticmethod
+    def _standing_at_end(view: Mapping[str, Any], full: Mapping[str, Any] | None, seat: int) -> str | None:
+        """How a player stands as the full view shows it (None without it): what everyone
+        was told may lag (a death is said at the dead player's next turn)."""
+        if full is None or seat >= len(full.get("players", ())):
+            return None
+        p = full["players"][seat]
+        if (view.get("result") or {}).get("winner") == seat:
+            return "won"
+        if not p.get("alive", True):
+            return "dead"
+        return "lost" if p.get("lost") else "playing"
+
+    def _player_line(self, view: Mapping[str, Any], p: Mapping[str, Any], standing: str | None = None) -> str:
         seat = p["seat"]
-        who = player_name(view, seat) + (" - you" if seat == view.get("you") else "")
-        bits = [STANDING.get(p.get("standing", ""), str(p.get("standing")))]
+        who = player_name(view, seat, mark_you=True)
+        standing = standing or str(p.get("standing", ""))
+        bits = [STANDING.get(standing, standing)]
         if p.get("started_on"):
             bits.append(f"started on {p['started_on']}")
         bits.append(_count(p.get("moves", 0), "move"))
@@ -273,8 +290,8 @@ class Terminal:
     def _table(self, gs: Mapping[str, Any]) -> list[str]:
         lines = []
         if gs.get("phase") == "play":
-            lines.append(f"rounds with no changes: {gs.get('quiet', 0)} (at {gs.get('nstop')} the game is a draw) · "
-                         f"an infected player has {gs.get('heal_moves')} successful moves to reach a hospital")
+            lines.append(f"rounds with no changes: {gs.get('quiet', 0)} ({gs.get('nstop')} in a row: a draw) · "
+                         f"encephalitis: {gs.get('heal_moves')} successful moves to reach a hospital")
         if gs.get("breaks"):
             lines.append("breaks taken by player " + ", ".join(str(s + 1) for s in gs["breaks"]))
         votes = gs.get("votes")

@@ -1,0 +1,197 @@
+"""Labyrinth in the terminal (clients/terminal/labyrinth.py): typed lines as commands, and
+views and events as a person reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.driver import MatchDriver
+from clients.terminal import TERMINALS
+from clients.terminal.labyrinth import TERMINAL, Terminal, belongings, parse_cell
+from domain.games.labyrinth import rules
+from projections.common import project_events
+from projections.contract import Viewer
+
+EXAMPLE = (Path(__file__).parents[2] / "domain/games/labyrinth/plans/example.txt").read_text()
+
+
+def match(**options: Any) -> MatchDriver:
+    d = MatchDriver("labyrinth", options={"players": 2, "plan": EXAMPLE, **options}, seed=bytes(32))
+    d.seat_all(["ann", "bob"])
+    assert d.ms.game_state.core.order == (0, 1)
+    return d
+
+
+def typed(d: MatchDriver, seat: int, line: str) -> list[list[str]]:
+    """`line` typed by `seat`, parsed by the terminal and proposed; each seat's lines of it."""
+    command = TERMINAL.parse(line, d.view(seat))
+    outcome = d.propose("command", seat, command)
+    assert outcome.rejection is None, outcome.rejection
+    return [TERMINAL.render_events(d.view(s), project_events(d.host.views, d.ms, outcome, Viewer(seat=s)))
+            for s in range(d.seats)]
+
+
+def started() -> MatchDriver:
+    d = match()
+    typed(d, 0, "start 2,5")
+    typed(d, 1, "start 5 2")
+    return d
+
+
+def refused(line: str, view: dict[str, Any]) -> str:
+    with pytest.raises(ValueError) as caught:
+        TERMINAL.parse(line, view)
+    return str(caught.value)
+
+
+def test_the_terminal_is_found_for_the_game() -> None:
+    assert isinstance(TERMINALS["labyrinth"], Terminal)
+
+
+def test_typed_lines_become_commands() -> None:
+    d = match()
+    view = d.view(0)
+    assert TERMINAL.parse("start 3,4", view) == {"type": "start", "cell": [3, 4]}
+    assert TERMINAL.parse("start (3, 4)", view) == {"type": "start", "cell": [3, 4]}
+    d = started()
+    view = d.view(0)
+    assert TERMINAL.parse("go left, shoot up", view) == {"type": "move", "move": "go left, shoot up"}
+    assert TERMINAL.parse("  Go by the flow  ", view) == {"type": "move", "move": "Go by the flow"}
+    assert TERMINAL.parse("skip", view) == {"type": "move", "move": "skip"}
+    assert TERMINAL.parse("recall 2", view) == {"type": "move", "move": "recall 2"}
+    assert TERMINAL.parse("status?", view) == {"type": "move", "move": "status?"}
+    assert TERMINAL.parse("ask status", view) == {"type": "move", "move": "status"}
+    assert TERMINAL.parse("order 3,4", view) == {"type": "order", "cell": [3, 4]}
+    assert TERMINAL.parse("order none", view) == {"type": "order", "cell": None}
+    assert TERMINAL.parse("ask 1,2", view) == {"type": "ask", "cell": [1, 2]}
+    assert TERMINAL.parse("break", view) == {"type": "break"}
+    assert TERMINAL.parse("vote yes", view) == {"type": "vote", "yes": True}
+    assert TERMINAL.parse("vote NO", view) == {"type": "vote", "yes": False}
+    assert TERMINAL.parse('{"go": "right", "after": [{"type": "shoot", "direction": "up"}]}', view) == {
+        "type": "move", "move": {"go": "right", "after": [{"type": "shoot", "direction": "up"}]}}
+
+
+def test_a_line_that_is_not_a_move_is_shown_with_a_caret_at_its_column() -> None:
+    view = started().view(1)
+    message = refused("go left go right", view)
+    head, text, caret = message.splitlines()
+    assert head == "not a move (help lists them):"
+    assert text == "  go left go right"
+    assert caret == "          ^ column 9: a move has exactly one movement; this is a second one"
+    assert caret.index("^") - 2 == len("go left ")  # under the 9th column of the text
+    message = refused("go sideways", view)
+    assert message.splitlines()[2].startswith("     ^ column 4: expected where to go")
+    assert "not a move: $.go" in refused('{"go": "sideways"}', view)
+
+
+def test_other_bad_lines_say_what_is_wanted() -> None:
+    d = match()
+    assert refused("start 9,9", d.view(0)) == (
+        "9,9 is not a cell of the labyrinth (the grid shows its 5 rows and 6 columns)")
+    assert refused("start 1,6", d.view(0)).startswith("1,6 is not a cell")  # the corner left out
+    assert refused("start here", d.view(0)) == "'here' is not a cell: write ROW,COLUMN, e.g. 3,4"
+    assert refused("go left", d.view(0)).startswith("the players are choosing their start cells")
+    d = started()
+    assert refused("start 3,3", d.view(0)) == "the start cells are chosen already"
+    assert refused("vote maybe", d.view(0)) == "vote yes or vote no (on a break, section 9)"
+    assert refused("break now", d.view(0)).startswith("a break is just `break`")
+    assert refused("me", d.view(0)).startswith("press Enter")
+    waiting = MatchDriver("labyrinth", options={"players": 2, "plan": EXAMPLE}, seed=bytes(32))
+    assert refused("go left", waiting.view(None)).startswith("the match has not started yet")
+
+
+def test_parse_cell() -> None:
+    assert parse_cell("3,4") == (3, 4)
+    assert parse_cell(" 3 , 4 ") == (3, 4)
+    assert parse_cell("(10,2)") == (10, 2)
+    with pytest.raises(ValueError):
+        parse_cell("3")
+
+
+def test_events_mark_what_was_said_to_the_viewer_alone_and_indent_answers() -> None:
+    d = match()
+    ann, bob = typed(d, 0, "start 2,5")
+    assert ann == ["Player 1 has chosen a start cell", "You start at 2,5  (to you alone)",
+                   "Player 2, choose your start cell"]
+    assert bob == ["Player 1 has chosen a start cell", "Player 2, choose your start cell  <- you: start ROW,COLUMN"]
+    typed(d, 1, "start 5,2")
+    ann, bob = typed(d, 0, "go left, shoot up")
+    assert ann == ["Player 1: go left, shoot up",
+                   "    Walked into a river, carried by the flow to a delta",
+                   "    shoot up - two bullets left, none on the ground",
+                   "    No scream is heard",
+                   "Player 2's turn"]
+    assert bob[-1] == "Player 2's turn  <- your move"
+    ann, bob = typed(d, 1, "go right, don't tell the result")
+    assert ann[:2] == ["Player 2: go right; don't tell the result", "    go right; don't tell the result - done."]
+    assert ann[:-1] == bob[:-1]  # the dark move's result is told to nobody, the mover included
+    assert (ann[-1], bob[-1]) == ("Player 1's turn  <- your move", "Player 1's turn")
+
+
+def test_the_view_shows_the_turn_the_clock_the_players_and_belongings() -> None:
+    d = started()
+    typed(d, 0, "go left, shoot up")
+    text = TERMINAL.render(d.view(1), 41.6)
+    lines = text.splitlines()
+    assert lines[0] == "== labyrinth · match simulated · round 1 · YOUR TURN: move · 42 s left"
+    assert lines[1] == "you are player 2 (bob); the order of play: 1, 2"
+    assert lines[2] == ("  player 1 (ann): playing · started on land · one move · last: go left, shoot up -> "
+                        "Walked into a river, carried by the flow to a delta; shoot up - two bullets left, "
+                        "none on the ground; No scream is heard")
+    assert lines[3] == "  player 2 (bob, you): playing · started on land · no moves"
+    assert lines[4] == "you: three bullets, three grenades, a landmine; healthy"
+    assert "the labyrinth's shape (· a cell); S your start cell:" in lines
+    grid = lines[lines.index("the labyrinth's shape (· a cell); S your start cell:") + 1:]
+    assert grid[0] == "     1  2  3  4  5  6"
+    assert grid[1] == " 1   ·  ·  ·  ·  ·"  # 1,6 is not a cell
+    assert grid[5] == " 5   ·  S  ·  ·  ·  ·"  # bob's start cell, told to bob alone
+    other = TERMINAL.render(d.view(0), None)
+    assert other.splitlines()[0] == "== labyrinth · match simulated · round 1 · player 2 (bob) to move"
+    assert "you: two bullets, three grenades, a landmine; healthy" in other
+    assert "the labyrinth's shape" not in other  # the grid on one's own turn only
+    assert " S " not in TERMINAL.render(d.view(None), None)  # a spectator was told no start cell
+
+
+def test_awaiting_says_what_the_clock_waits_for() -> None:
+    d = match()
+    assert TERMINAL.awaiting(d.view(0)) == (
+        "you have not chosen your start cell (start ROW,COLUMN; else the game master draws it)")
+    assert TERMINAL.awaiting(d.view(1)) is None
+    typed(d, 0, "start 2,5")
+    typed(d, 1, "start 5,2")
+    assert TERMINAL.awaiting(d.view(0)) == "you have not moved (a missed move loses the game)"
+    skipping = match(missed_move="skip")
+    typed(skipping, 0, "start 2,5")
+    typed(skipping, 1, "start 5,2")
+    assert TERMINAL.awaiting(skipping.view(0)) == "you have not moved (a missed move is a skip)"
+
+
+def test_belongings_in_words() -> None:
+    me = {"bullets": 0, "grenades": 1, "carries": "treasure", "wounded": True, "infected": True,
+          "heal_left": 4, "immune": False, "alive": True, "lost": False, "outside": False}
+    assert belongings(me) == ("no bullets, one grenade, a treasure; wounded, infected "
+                              "(4 successful moves left to reach a hospital)")
+    assert belongings({**me, "alive": False}) == "no bullets, one grenade, a treasure; dead"
+
+
+def test_after_the_match_the_plan_shows_where_everyone_ended() -> None:
+    d = started()
+    typed(d, 0, "go left")  # carried into the delta 3,4
+    while not d.ms.ended:
+        seat = rules.to_act(d.ms.game_state.core)
+        assert seat is not None
+        typed(d, seat, "skip")
+    text = TERMINAL.render(d.view(1), None)
+    assert "MATCH OVER: a draw (every player skipped: a draw (6.6))" in text
+    assert "  player 1 (ann): 3,4 · two bullets" not in text  # it shot no bullet
+    assert "  player 1 (ann): 3,4 · three bullets, three grenades, a landmine; healthy" in text
+    assert "  player 2 (bob): 5,2 · three bullets, three grenades, a landmine; healthy" in text
+    assert "  lying at 2,3: a true treasure" in text
+    row3 = next(line for line in text.splitlines() if line.startswith("  3 #"))
+    assert "D 1" in row3
+    row5 = next(line for line in text.splitlines() if line.startswith("  5 #"))
+    assert ". 2" in row5
+    assert "exits: 1,1 up (open), 2,6 right (closed), 5,3 down (closed)" in text
