@@ -155,6 +155,12 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         await expect(said).to_contain_text("Walked onto land")
         await expect(page.locator("#lab-carries")).to_have_text("a treasure")
         await expect(page.locator("#lab-bullets")).to_have_text("3")
+        # noted: land with a treasure at 2,1, where the page is now
+        await page.locator('.lab-grid [data-cell="2,1"]').click()
+        for key in ("l", "t", "m"):
+            await page.keyboard.press(key)
+        await expect(page.locator("#lab-cursor")).to_have_text(
+            "Cell 2,1: your notes: land; treasure; you think you are here.")
         # a shot before the movement, added and taken out again
         await my_turn(page, other)
         await page.get_by_label("Action", exact=True).select_option("shoot")
@@ -194,7 +200,7 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         await page.reload()
         await until(page, "v.ended")
         await expect(page.locator(".lab-note-wall")).to_have_count(1)
-        await expect(page.locator(".lab-grid .lab-note-type")).to_have_text(["H"])
+        await expect(page.locator(".lab-grid .lab-note-type")).to_have_text(["H", "."])
     finally:
         await other.close()
     assert page.errors == []
@@ -203,7 +209,8 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
 async def test_a_handicapped_page_asks_cell_types_and_a_wounded_one_orders_a_new_cell(server: Any, browser: Any) -> None:
     """Option 7.2: player 1 asks the types of two cells before the start (told to it
     alone) and starts on one; wounded by a shot, it orders a new cell by the grid on its
-    next turn (5.5), which only it is told."""
+    next turn (5.5), which only it is told; then asks its status, recalls the other's
+    last move, and votes on a break the other proposed."""
     async with httpx.AsyncClient(base_url=server.url) as http:
         match = (await http.post("/matches", json={"game": "labyrinth", "options": {
             "players": 2, "plan": PLAN, "move_seconds": 600, "handicaps": [{"player": 1, "cells": 2}],
@@ -248,6 +255,19 @@ async def test_a_handicapped_page_asks_cell_types_and_a_wounded_one_orders_a_new
         await page.get_by_role("button", name="Skip my move").click()
         await other.wait_view(lambda v: v["game_state"]["to_act"] == 1)
         assert "1,3" not in json.dumps(other.view["game_state"])  # the new cell is the page's secret
+
+        # Free at any time: the status question and a recall, answered to everyone.
+        await page.get_by_role("button", name="Status (free)").click()
+        await expect(said).to_contain_text("Player 1: No bullets, three grenades, wounded")
+        await page.get_by_label("Recall the last move of").select_option(label="Player 2 (Minos)")
+        await page.get_by_role("button", name="Recall", exact=True).click()
+        await expect(said).to_contain_text("Player 2's last move: shoot up, go right - ")
+        # A break put to the vote by the other player; the page's no makes a tie, which grants it.
+        assert (await other.send_command({"type": "vote", "yes": True})).accepted
+        await expect(said).to_contain_text("Player 2 proposes a break: vote yes or no")
+        await page.get_by_role("button", name="Vote no").click()
+        await expect(said).to_contain_text("Player 1 votes no")
+        await expect(said).to_contain_text("The players agree: a break of 300 seconds")
     finally:
         await other.close()
     assert page.errors == []

@@ -99,7 +99,7 @@ function things(item, count) {
 /** The text of one action of the builder, as the rule book says it. */
 export function actionText(a) {
   switch (a.type) {
-    case "shoot": return `shoot ${a.direction}`;
+    case "shoot": return a.player ? `shoot ${a.direction} at player ${a.player} on ${a.cell}` : `shoot ${a.direction}`;
     case "blow": return `blow the ${a.direction} wall`;
     case "leave": return `leave ${things(a.item, a.count)}`;
     case "throw": return `throw ${things(a.item, a.count)} ${a.direction}`;
@@ -194,6 +194,7 @@ class Board {
       "Select a cell by clicking it, or with the arrow keys on the grid. On the grid: Shift with an arrow notes a wall on that side; ",
       "L H W E P R D ? note the cell's type (R again turns the river's flow); T treasure, I items, X exit, ! danger; ",
       "M “I am here”; Delete clears the note; Enter does the cell's action (choose the start, order, ask). ",
+      "Red letters are what the game master told you alone: S your start, N a new cell, ? a cell type you asked, ✗ a start refused. ",
       "Your notes stay in this browser and are never sent."));
     this.cursorText = h("p", { id: "lab-cursor", class: "lab-cursor", "aria-live": "polite" });
     this.cellPanel = h("div", { class: "lab-cell-panel" });
@@ -218,6 +219,15 @@ class Board {
     this.input.addEventListener("input", () => {
       this.caret.hidden = true;
     });
+    // the moves sent before, back with the up and down arrows (as in a terminal)
+    this.history = [];
+    this.input.addEventListener("keydown", (e) => {
+      if ((e.key !== "ArrowUp" && e.key !== "ArrowDown") || !this.history.length) return;
+      e.preventDefault();
+      const at = this.historyAt === undefined ? this.history.length : this.historyAt;
+      this.historyAt = Math.max(0, Math.min(this.history.length, at + (e.key === "ArrowUp" ? -1 : 1)));
+      this.input.value = this.history[this.historyAt] || "";
+    });
     this.builder = h("div", { class: "lab-builder" });
     this.quick = h("div", { class: "lab-quick" });
     this.moveCard = h("section", { class: "card lab-move", "aria-labelledby": "lab-move-h" },
@@ -225,7 +235,8 @@ class Board {
       h("p", { class: "hint", id: "lab-move-help" },
         "Write it as the rule book does: “go left, shoot up”, “blow the up wall, then go up”, ",
         "“go right; if I find a treasure, shoot up”, “go by the flow”, “go right, don't tell the result”, ",
-        "or build it with the buttons below, which write it into the box."),
+        "or build it with the buttons below, which write it into the box. ",
+        "In the box, the up and down arrows bring back the moves you sent."),
       this.moveForm, this.moveFeedback, this.caret, this.builder, this.quick);
 
     this.status = h("p", { class: "lab-status", "aria-live": "off" });
@@ -271,6 +282,8 @@ class Board {
       this.notes = loadNotes(this.notesStore);
     }
     if (this.cursor === null) this.cursor = gs.shape[0];
+    if (this.phase !== undefined && this.phase !== gs.phase) fill(this.cellFeedback); // said of the phase before
+    this.phase = gs.phase;
     // A replay steps back and forth: its transcript is the update shown; a live page
     // gets each update once, in order, and keeps them all.
     if (ctx.readonly) this.transcript = [];
@@ -299,7 +312,7 @@ class Board {
     this.now = now;
     const left = this.status.querySelector(".lab-left");
     const gs = this.gs;
-    if (left && gs && gs.deadline) left.textContent = duration(gs.deadline - now);
+    if (left && gs && gs.deadline && !this.ctx.readonly) left.textContent = duration(gs.deadline - now);
   }
 
   // --- status -----------------------------------------------------------------------------
@@ -314,7 +327,7 @@ class Board {
     if (gs.phase !== "over" && gs.to_act !== null) {
       parts.push(h("span", { class: gs.to_act === this.me ? "lab-turn mine" : "lab-turn" },
         gs.to_act === this.me ? "Your turn" : `${playerName(view, gs.to_act)} to ${gs.phase === "start" ? "choose" : "play"}`,
-        gs.deadline ? [" — ", h("span", { class: "lab-left" }, duration(gs.deadline - (this.now || Date.now()))), " left"] : null));
+        gs.deadline && !this.ctx.readonly ? [" — ", h("span", { class: "lab-left" }, duration(gs.deadline - (this.now || Date.now()))), " left"] : null));
     }
     if (gs.phase === "play") {
       parts.push(h("span", { class: "label" }, `Rounds without a change: ${gs.quiet} of ${gs.nstop}`));
@@ -359,18 +372,19 @@ class Board {
   facts() {
     const gs = this.gs;
     const facts = {};
-    const add = (key, text) => {
+    const add = (key, text, mark) => {
       (facts[key] = facts[key] || []).push(text);
+      facts[key].mark = mark;
     };
     const me = gs.me;
     if (!me) return facts;
     for (const e of me.told || []) {
-      if (e.key === "start_cell") add(e.args.cell, "you started here");
-      if (e.key === "new_cell") add(e.args.cell, "you continued from here");
-      if (e.key === "cell_type") add(e.args.cell, `the game master said: ${e.args.where}`);
+      if (e.key === "start_cell") add(e.args.cell, "you started here", "S");
+      if (e.key === "new_cell") add(e.args.cell, "you continued from here", "N");
+      if (e.key === "cell_type") add(e.args.cell, `the game master said: ${e.args.where}`, "?");
     }
-    if (me.chosen) add(cellKey(me.chosen), "your start choice");
-    for (const c of me.refused || []) add(cellKey(c), "refused as your start");
+    if (me.chosen) add(cellKey(me.chosen), "your start choice", "S");
+    for (const c of me.refused || []) add(cellKey(c), "refused as your start", "✗");
     return facts;
   }
 
@@ -425,11 +439,7 @@ class Board {
         }[d];
         parts.push(s("line", { class: "lab-note-wall", x1, y1, x2, y2 }));
       }
-      if (known.some((f) => f.startsWith("refused"))) {
-        parts.push(s("text", { class: "lab-fact", x: x(c) + 4, y: y(r) + 14 }, "✗"));
-      } else if (known.length) {
-        parts.push(s("text", { class: "lab-fact", x: x(c) + 4, y: y(r) + 14 }, "S"));
-      }
+      if (known.length) parts.push(s("text", { class: "lab-fact", x: x(c) + 4, y: y(r) + 14 }, known.mark));
       if (this.notes.here === key) {
         parts.push(s("circle", { class: "lab-here", cx: x(c) + C / 2, cy: y(r) + C / 2, r: C * 0.38 }));
       }
@@ -644,6 +654,8 @@ class Board {
       return;
     }
     this.caret.hidden = true;
+    if (this.history[this.history.length - 1] !== text) this.history.push(text);
+    this.historyAt = undefined;
     const answer = await this.ctx.send({ type: "move", move: text }, this.moveFeedback, `“${text}”: `);
     if (answer && answer.type === "rejected") {
       const column = refusedColumn(answer.reason);
@@ -691,6 +703,9 @@ class Board {
     const which = h("select", { id: "lab-act-which" },
       [["new", "the new (topmost) treasure"], ["lowest", "the lowest treasure"], ["second lowest", "the second lowest treasure"],
         ["third lowest", "the third lowest treasure"], ["old", "keep the old treasure"]].map(([v, t]) => h("option", { value: v }, t)));
+    const target = h("select", { id: "lab-act-target" });
+    const targetCell = h("input", { id: "lab-act-cell", type: "text", size: 5, placeholder: "3,4", autocomplete: "off" });
+    this.targetSelect = target;
     const feedback = h("p", { class: "feedback", id: "lab-builder-feedback", role: "status" });
     // only the fields the chosen action uses are shown
     const rows = {
@@ -698,14 +713,18 @@ class Board {
       item: h("div", { class: "row" }, h("label", { for: "lab-act-item" }, "Item"), item,
         h("label", { for: "lab-act-count", class: "label" }, "how many"), count),
       which: h("div", { class: "row" }, h("label", { for: "lab-act-which" }, "Treasure"), which),
+      target: h("div", { class: "row" }, h("label", { for: "lab-act-target" }, "Target (7.3)"), target,
+        h("label", { for: "lab-act-cell", class: "label" }, "on the cell"), targetCell),
     };
     const showRows = () => {
       const k = kind.value;
+      rows.target.hidden = k !== "shoot" || !(this.view && this.view.options && this.view.options.named_target);
       rows.dir.hidden = k === "leave" || k === "take";
       rows.item.hidden = k !== "leave" && k !== "throw";
       rows.which.hidden = k !== "take";
     };
     kind.addEventListener("change", showRows);
+    this.showActionRows = showRows;
     showRows();
     const build = () => {
       const type = kind.value;
@@ -724,6 +743,16 @@ class Board {
         a.count = ONE_OF_A_KIND.has(item.value) ? 1 : Math.max(1, Math.min(3, Number(count.value) || 1));
       }
       if (type === "take") a.which = which.value;
+      if (type === "shoot" && this.view && this.view.options && this.view.options.named_target) {
+        const cell = targetCell.value.trim().replace(/\s+/g, "");
+        if (!/^\d+,\d+$/.test(cell)) {
+          feedback.className = "feedback error";
+          feedback.textContent = "This match's shots name their target: write the cell it is on, such as 3,4.";
+          return null;
+        }
+        a.player = Number(target.value);
+        a.cell = cell;
+      }
       return a;
     };
     const add = (where) => {
@@ -792,6 +821,10 @@ class Board {
       label.querySelector(".lab-banned").textContent = allowed[value] ? "" : " (not allowed in this match)";
     }
     this.throwOption.disabled = options.throwing === false;
+    if (this.view && this.view.game_state && this.targetSelect.options.length !== this.view.game_state.players.length) {
+      fill(this.targetSelect, this.view.game_state.players.map((p) => h("option", { value: p.seat + 1 }, playerName(this.view, p.seat))));
+    }
+    this.showActionRows();
   }
 
   renderMove() {
