@@ -26,8 +26,9 @@ from domain.games.labyrinth.plan_text import parse_plan
 PictureKind = Literal["ascii", "svg"]
 PICTURE_KINDS: tuple[PictureKind, ...] = ("ascii", "svg")
 
-COLOURS = ("#d62728", "#1f5fbf", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-"""Each player's colour in the SVG, player 1 first."""
+COLOURS = ("#d62728", "#7b2cbf", "#ff8c00", "#e6007e", "#00897b")
+"""Each player's colour in the SVG, player 1 first: none of them the plan's blues (rivers,
+deltas), greens (encephalitis, open exits) or browns (walls, pits)."""
 PAD = 46
 """The SVG's margin around the grid, as pictures.svg_picture draws it."""
 
@@ -160,9 +161,10 @@ def _standing(trail: Trail) -> str:
         "out of the labyrinth" if trail.steps else "not placed yet")
     if out:
         where = f"outside, out of {cell_name(tuple(out['cell']))} to the {out['side']}"
-    health = [w for w, on in (("won", trail.standing == "won"), ("dead", not p.get("alive", True)),
-                              ("lost", p.get("lost")), ("wounded", p.get("wounded")),
-                              ("infected", p.get("infected"))) if on]
+    alive = p.get("alive", True)
+    health = [w for w, on in (("won", trail.standing == "won"), ("dead", not alive),
+                              ("lost", p.get("lost")), ("wounded", alive and p.get("wounded")),
+                              ("infected", alive and p.get("infected"))) if on]
     carries = f", carrying a {p['carries']}" if p.get("carries") else ""
     return where + carries + (f" ({', '.join(health)})" if health else "")
 

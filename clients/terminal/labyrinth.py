@@ -288,7 +288,9 @@ class Terminal:
         return lines
 
     def _table(self, gs: Mapping[str, Any]) -> list[str]:
-        lines = []
+        lines: list[str] = []
+        if gs.get("phase") == "over":
+            return lines
         if gs.get("phase") == "play":
             lines.append(f"rounds with no changes: {gs.get('quiet', 0)} ({gs.get('nstop')} in a row: a draw) · "
                          f"encephalitis: {gs.get('heal_moves')} successful moves to reach a hospital")

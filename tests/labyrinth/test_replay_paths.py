@@ -153,3 +153,20 @@ def test_a_log_that_does_not_fold_is_said_so() -> None:
     entries[3] = msgspec.structs.replace(entries[3], body={"type": "start", "cell": [3, 3]})
     with pytest.raises(ValueError, match="does not fold"):
         trace(entries)
+
+
+def test_how_players_stand_at_the_entry_drawn() -> None:
+    d = MatchDriver("labyrinth", options={"players": 2, "plan": EXAMPLE}, seed=bytes(32))
+    d.seat_all(["ann", "bob"])
+    for seat, move in [(0, "shoot right, go up"), (1, "go left"), (0, "shoot down, go up")]:
+        if d.ms.game_state.core.phase == "start":
+            assert d.propose("command", 0, {"type": "start", "cell": [3, 4]}).rejection is None
+            assert d.propose("command", 1, {"type": "start", "cell": [3, 5]}).rejection is None
+        assert d.propose("command", seat, {"type": "move", "move": move}).rejection is None
+    assert d.ms.ended
+    text = picture(d.entries, "ascii")
+    assert "player 1 (ann): at 3,4, carrying a landmine (won)" in text
+    assert "player 2 (bob): at 3,4 (dead)" in text
+    assert "D 1,2" in text
+    wounded = picture(d.entries, "ascii", upto=6)  # after the first shot
+    assert "player 2 (bob): at 3,5 (wounded)" in wounded

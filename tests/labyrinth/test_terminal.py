@@ -195,3 +195,25 @@ def test_after_the_match_the_plan_shows_where_everyone_ended() -> None:
     row5 = next(line for line in text.splitlines() if line.startswith("  5 #"))
     assert ". 2" in row5
     assert "exits: 1,1 up (open), 2,6 right (closed), 5,3 down (closed)" in text
+
+
+def test_a_kill_as_the_view_shows_it_during_and_after_the_match() -> None:
+    d = match()
+    typed(d, 0, "start 3,4")  # the delta
+    typed(d, 1, "start 3,5")
+    typed(d, 0, "break")
+    ann, _ = typed(d, 0, "shoot right, go up")  # up the river: ann stays in the delta
+    assert ann[1:3] == ["    shoot right - two bullets left, none on the ground", "    A scream is heard!"]
+    assert "breaks taken by player 1" in TERMINAL.render(d.view(1), None)
+    assert TERMINAL.render(d.view(1), None).splitlines()[4:6] == [
+        "you: no bullets, three grenades; wounded",
+        "  you may order a new cell before your move: order ROW,COLUMN (one order left), or order none"]
+    typed(d, 1, "go left")  # into the delta, where ann stands
+    typed(d, 0, "shoot down, go up")  # bob on ann's cell is hit again
+    assert d.ms.ended
+    text = TERMINAL.render(d.view(1), None)
+    assert "MATCH OVER: player 1 (ann) wins (the last one alive (3.5))" in text
+    assert "  player 1 (ann): WON · started on a delta" in text
+    assert "  player 2 (bob, you): dead · started on land" in text
+    assert "  player 2 (bob): 3,4 · no bullets, no grenades; dead" in text
+    assert "breaks taken" not in text and "rounds with no changes" not in text
