@@ -144,6 +144,7 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         await expect(page.locator("#lab-move-feedback")).to_contain_text("Taken")
         await expect(said).to_contain_text("Player 1: go up")
         await expect(said).to_contain_text("Cannot move - hit a wall")
+        await expect(page.locator("#lab-answer")).to_have_text("The game master's answer: Cannot move - hit a wall")
         await expect(page.locator("[data-seat='0'] .lab-last")).to_contain_text("go up")
         await expect(page.locator("#lab-caret")).to_be_hidden()
 
@@ -195,7 +196,9 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         # The notes are the page's own: kept for the match and seat, never sent.
         stored = await page.evaluate(f"localStorage.getItem('daedalus.labyrinth.notes.{match}.seat0')")
         notes = json.loads(stored)
-        assert notes["cells"]["2,2"] == {"wall_up": True} and notes["cells"]["1,1"] == {"type": "H"}
+        # the wall above 2,2 is the wall below 1,2: noted on both, drawn once
+        assert notes["cells"]["2,2"] == {"wall_up": True} and notes["cells"]["1,2"] == {"wall_down": True}
+        assert notes["cells"]["1,1"] == {"type": "H"}
         assert sent and not any("wall_up" in frame or '"H"' in frame for frame in sent)
         await page.reload()
         await until(page, "v.ended")
@@ -234,8 +237,12 @@ async def test_a_handicapped_page_asks_cell_types_and_a_wounded_one_orders_a_new
                 assert (await other.send_command({"type": "start", "cell": [3, 2]})).accepted
                 await until(page, "v.game_state.to_act !== 1")
                 continue
-            await grid.locator('[data-cell="2,2"]').click()
-            await page.get_by_role("button", name="Start on 2,2").click()
+            # by keyboard: the grid, from 2,2 (the cell asked last) up and back down, Enter
+            await page.get_by_role("application", name="the labyrinth's grid: your notes").focus()
+            await page.keyboard.press("ArrowUp")
+            await page.keyboard.press("ArrowDown")
+            await expect(page.get_by_role("button", name="Start on 2,2")).to_be_visible()
+            await page.keyboard.press("Enter")
             await until(page, "v.game_state.to_act !== 0 || v.game_state.phase !== 'start'")
         await until(page, "v.game_state.phase === 'play'")
 

@@ -209,6 +209,7 @@ class Board {
     this.sendButton = h("button", { type: "submit", class: "primary" }, "Send move");
     this.moveFeedback = h("p", { class: "feedback", id: "lab-move-feedback", role: "status" });
     this.caret = h("pre", { class: "lab-caret", id: "lab-caret", hidden: true });
+    this.answer = h("p", { class: "lab-answer", id: "lab-answer", hidden: true });
     this.moveForm = h("form", { class: "lab-move-form", "aria-label": "your move" },
       h("label", { for: "lab-move" }, "Your move, as text"),
       h("div", { class: "lab-move-line" }, this.input, this.sendButton));
@@ -237,7 +238,7 @@ class Board {
         "“go right; if I find a treasure, shoot up”, “go by the flow”, “go right, don't tell the result”, ",
         "or build it with the buttons below, which write it into the box. ",
         "In the box, the up and down arrows bring back the moves you sent."),
-      this.moveForm, this.moveFeedback, this.caret, this.builder, this.quick);
+      this.moveForm, this.moveFeedback, this.caret, this.answer, this.builder, this.quick);
 
     this.status = h("p", { class: "lab-status", "aria-live": "off" });
     this.planCard = h("section", { class: "card lab-plan", "aria-labelledby": "lab-plan-h", hidden: true });
@@ -353,15 +354,46 @@ class Board {
   }
 
   editNote(cell, change) {
+    this.changeNote(cell, change);
+    this.notesChanged();
+  }
+
+  changeNote(cell, change) {
     const key = cellKey(cell);
     const note = { ...(this.notes.cells[key] || {}) };
     change(note);
     const empty = !note.type && !note.text && !DIRS.some((d) => note[`wall_${d}`]) && !NOTE_FLAGS.some((f) => note[f.flag]);
     if (empty) delete this.notes.cells[key];
     else this.notes.cells[key] = note;
+  }
+
+  /** A wall noted (or not) on a side of `cell`: on the neighbour's side too, one wall. */
+  setWall(cell, dir, value) {
+    this.changeNote(cell, (n) => {
+      if (value) n[`wall_${dir}`] = true;
+      else delete n[`wall_${dir}`];
+    });
+    const next = [cell[0] + OFFSET[dir][0], cell[1] + OFFSET[dir][1]];
+    const back = { up: "down", down: "up", left: "right", right: "left" }[dir];
+    if (this.inShape(next)) {
+      this.changeNote(next, (n) => {
+        if (value) n[`wall_${back}`] = true;
+        else delete n[`wall_${back}`];
+      });
+    }
+    this.notesChanged();
+  }
+
+  /** Save the notes and draw them again, the focus kept where it was. */
+  notesChanged() {
     this.saveNotes();
+    const focused = document.activeElement && document.activeElement.id;
     this.renderGrid();
     this.renderCellPanel();
+    if (focused) {
+      const again = document.getElementById(focused);
+      if (again && again !== document.activeElement) again.focus();
+    }
   }
 
   inShape(cell) {
@@ -414,6 +446,7 @@ class Board {
     for (let c = 1; c <= gs.columns; c += 1) parts.push(s("text", { class: "lab-coord", x: x(c) + C / 2, y: P - 8 }, c));
     for (let r = 1; r <= gs.rows; r += 1) parts.push(s("text", { class: "lab-coord", x: P - 10, y: y(r) + C / 2 + 4 }, r));
     const facts = this.facts();
+    const walls = new Set(); // a wall between two cells is noted on both: drawn once
     for (const cell of gs.shape) {
       const [r, c] = cell;
       const key = cellKey(cell);
@@ -437,6 +470,8 @@ class Board {
           up: [x(c), y(r), x(c) + C, y(r)], down: [x(c), y(r) + C, x(c) + C, y(r) + C],
           left: [x(c), y(r), x(c), y(r) + C], right: [x(c) + C, y(r), x(c) + C, y(r) + C],
         }[d];
+        if (walls.has(`${x1},${y1},${x2},${y2}`)) continue;
+        walls.add(`${x1},${y1},${x2},${y2}`);
         parts.push(s("line", { class: "lab-note-wall", x1, y1, x2, y2 }));
       }
       if (known.length) parts.push(s("text", { class: "lab-fact", x: x(c) + 4, y: y(r) + 14 }, known.mark));
@@ -470,9 +505,7 @@ class Board {
     const dir = KEY_DIR[event.key];
     if (dir && event.shiftKey) {
       event.preventDefault();
-      this.editNote(this.cursor, (n) => {
-        n[`wall_${dir}`] = !n[`wall_${dir}`];
-      });
+      this.setWall(this.cursor, dir, !this.note(this.cursor)[`wall_${dir}`]);
       return;
     }
     if (dir) {
@@ -533,17 +566,13 @@ class Board {
   setHere(cell) {
     const key = cellKey(cell);
     this.notes.here = this.notes.here === key ? null : key;
-    this.saveNotes();
-    this.renderGrid();
-    this.renderCellPanel();
+    this.notesChanged();
   }
 
   clearNote(cell) {
     delete this.notes.cells[cellKey(cell)];
     if (this.notes.here === cellKey(cell)) this.notes.here = null;
-    this.saveNotes();
-    this.renderGrid();
-    this.renderCellPanel();
+    this.notesChanged();
   }
 
   /** What the selected cell can be used for now: a start, a new cell, a question. */
@@ -580,7 +609,7 @@ class Board {
     const note = this.note(cell);
     const name = cellKey(cell);
     const typeButtons = NOTE_TYPES.map((t) => h("button", {
-      type: "button", class: "small lab-type", "aria-pressed": String((note.type || "") === t.code),
+      type: "button", class: "small lab-type", id: `lab-type-${t.name.split(" ")[0]}`, "aria-pressed": String((note.type || "") === t.code),
       onclick: () => this.editNote(cell, (n) => {
         n.type = t.code;
         if (t.code !== "R") delete n.flow;
@@ -595,7 +624,7 @@ class Board {
     const check = (id, label, checked, change) => h("label", { class: "lab-check", for: id },
       h("input", { type: "checkbox", id, checked, onchange: (e) => change(e.target.checked) }), label);
     const walls = DIRS.map((d) => check(`lab-wall-${d}`, `wall ${d}`, !!note[`wall_${d}`],
-      (v) => this.editNote(cell, (n) => { n[`wall_${d}`] = v; })));
+      (v) => this.setWall(cell, d, v)));
     const flags = NOTE_FLAGS.map((f) => check(`lab-flag-${f.flag}`, f.name, !!note[f.flag],
       (v) => this.editNote(cell, (n) => { n[f.flag] = v; })));
     const text = h("input", {
@@ -621,9 +650,9 @@ class Board {
         h("div", { class: "lab-checks", role: "group", "aria-label": `what you think lies at ${name}` }, flags),
         h("div", { class: "row" }, h("label", { for: "lab-note-text" }, "Note"), text),
         h("div", { class: "actions" },
-          h("button", { type: "button", class: "small", "aria-pressed": String(this.notes.here === name), onclick: () => this.setHere(cell) },
+          h("button", { type: "button", class: "small", id: "lab-here", "aria-pressed": String(this.notes.here === name), onclick: () => this.setHere(cell) },
             "I think I am here"),
-          h("button", { type: "button", class: "small", onclick: () => this.clearNote(cell) }, "Clear this cell's notes"))));
+          h("button", { type: "button", class: "small", id: "lab-clear-note", onclick: () => this.clearNote(cell) }, "Clear this cell's notes"))));
   }
 
   renderKnown() {
@@ -777,7 +806,8 @@ class Board {
     this.reports = { full: report("full", "everything (a normal move)"), dark: report("dark", "nothing: a dark move (6.7)"),
       semi: report("semi", "only whether I hit a wall: semi-dark (6.8)") };
     this.throwOption = kind.querySelector('option[value="throw"]');
-    fill(this.builder, h("details", { class: "lab-build", open: true },
+    // open from the start on a wide screen; on a phone it would push the rest far down
+    fill(this.builder, h("details", { class: "lab-build", open: window.innerWidth > 760 },
       h("summary", {}, "Build the move with buttons"),
       h("fieldset", {}, h("legend", {}, "Before the movement"), this.beforeList),
       h("fieldset", {}, h("legend", {}, "The movement (exactly one)"), h("div", { class: "actions" }, this.goButtons)),
@@ -918,7 +948,17 @@ class Board {
       })));
   }
 
+  /** The game master's answer to this player's last act, next to the move box. */
+  renderAnswer() {
+    const me = this.me;
+    const last = [...this.transcript].reverse().find((e) => e.seat === me && e.act !== "open");
+    const words = last ? (last.said || []).filter((e) => !["move", "turn"].includes(e.key)).map((e) => e.text) : [];
+    this.answer.hidden = me === null || !words.length;
+    fill(this.answer, h("span", { class: "label" }, "The game master's answer: "), words.join(". "));
+  }
+
   renderTranscript(events) {
+    this.renderAnswer();
     const view = this.view;
     const me = this.me;
     const items = this.transcript.map((event) => {
