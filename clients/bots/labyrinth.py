@@ -123,8 +123,19 @@ P_WALL = 0.25
 """The chance an unknown side between two cells is a wall."""
 P_EXIT = 0.2
 """The chance an unknown outer side is an open exit."""
+SURE = 0.99
+"""The share of the weight of its candidates at which what they assumed becomes knowledge."""
+PARTICLES = 64
+"""The most candidates a belief keeps (the heaviest)."""
 CERTAIN = 0.95
 """The weight of a candidate cell at which the explorer takes it for its position."""
+RECENT = 12
+LOOPING = 3
+"""An action taken LOOPING times from the same cell among the last RECENT moves is not
+taken again: the explorer does something else (pits and rivers can make a cycle of moves
+that teaches it nothing)."""
+CARRIER = 1.6
+"""How much more hitting a player who may carry a treasure is worth."""
 
 
 class Knowledge:
@@ -326,27 +337,46 @@ def outcomes(know: Knowledge, cell: Cell, facts: Facts, go: str, keys: Sequence[
     return _enter(v, target, key, p, ((("s", cell, go), "open"),))
 
 
+Particle = tuple[Cell, float, Facts]
+
+
 class Belief:
-    """A weighted set of the cells a player may stand on; for the explorer's own seat each
-    with what it assumed of the plan."""
+    """Where a player may stand: weighted candidates, each a cell and (for the explorer's
+    own seat) what it assumed of the plan on the way there. `weights` sums them by cell."""
 
-    def __init__(self, weights: Mapping[Cell, float], facts: Mapping[Cell, Facts] | None = None) -> None:
+    def __init__(self, weights: Mapping[Cell, float]) -> None:
+        self.particles: list[Particle] = []
         self.weights: dict[Cell, float] = {}
-        self.facts: dict[Cell, Facts] = {}
-        self.reset(weights, facts)
+        self.reset([(c, w, NO_FACTS) for c, w in weights.items()])
 
-    def reset(self, weights: Mapping[Cell, float], facts: Mapping[Cell, Facts] | None = None) -> None:
-        total = sum(weights.values())
-        self.weights = {c: w / total for c, w in weights.items() if w > 0}
-        self.facts = {c: f for c, f in (facts or {}).items() if c in self.weights}
+    def reset(self, particles: Iterable[Particle]) -> None:
+        merged: dict[tuple[Cell, Facts], float] = {}
+        for cell, w, facts in particles:
+            if w > 0:
+                merged[(cell, facts)] = merged.get((cell, facts), 0.0) + w
+        kept = sorted(merged.items(), key=lambda kw: (-kw[1], kw[0][0]))[:PARTICLES]
+        total = sum(w for _, w in kept)
+        self.particles = [(cell, w / total, facts) for (cell, facts), w in kept]
+        self.weights = {}
+        for cell, w, _ in self.particles:
+            self.weights[cell] = self.weights.get(cell, 0.0) + w
+
+    def supported(self, share: float) -> Facts:
+        """What candidates holding `share` of the weight or more assumed."""
+        support: dict[tuple[Any, Any], float] = {}
+        for _, w, facts in self.particles:
+            for fact in facts:
+                support[fact] = support.get(fact, 0.0) + w
+        return frozenset(f for f, w in support.items() if w >= share)
 
     def common(self) -> Facts:
         """What every candidate assumed."""
-        found: Facts | None = None
-        for cell in self.weights:
-            facts = self.facts.get(cell, NO_FACTS)
-            found = facts if found is None else found & facts
-        return found or NO_FACTS
+        return self.supported(1.0 - 1e-9)
+
+    def facts_at(self, cell: Cell) -> Facts:
+        """What the heaviest candidate on `cell` assumed."""
+        found = [(w, facts) for c, w, facts in self.particles if c == cell]
+        return max(found, key=lambda wf: wf[0])[1] if found else NO_FACTS
 
     @classmethod
     def at(cls, cell: Cell) -> Belief:
@@ -366,18 +396,12 @@ class Belief:
 
     def update(self, know: Knowledge, go: str, keys: Sequence[str], keep_facts: bool) -> bool:
         """Carries the belief through a move; False (and unchanged) if no candidate fits."""
-        weights: dict[Cell, float] = {}
-        facts: dict[Cell, Facts] = {}
-        for cell, w in self.weights.items():
-            for target, lik, found in outcomes(know, cell, self.facts.get(cell, NO_FACTS), go, keys, keep_facts):
-                if lik <= 0:
-                    continue
-                weights[target] = weights.get(target, 0.0) + w * lik
-                if keep_facts:
-                    facts[target] = facts[target] & found if target in facts else found
-        if sum(weights.values()) <= 1e-12:
+        found = [(target, w * lik, facts)
+                 for cell, w, before in self.particles
+                 for target, lik, facts in outcomes(know, cell, before, go, keys, keep_facts)]
+        if sum(w for _, w, _ in found) <= 1e-12:
             return False
-        self.reset(weights, facts)
+        self.reset(found)
         return True
 
     def diffuse(self, know: Knowledge) -> None:
@@ -387,12 +411,12 @@ class Belief:
             near = [cell] + [step(cell, d) for d in DIRECTIONS if step(cell, d) in know.cells]
             for n in near:
                 weights[n] = weights.get(n, 0.0) + w / len(near)
-        self.reset(weights)
+        self.reset([(c, w, NO_FACTS) for c, w in weights.items()])
 
     def scale(self, factors: Mapping[Cell, float]) -> None:
-        weights = {c: w * factors.get(c, 1.0) for c, w in self.weights.items()}
-        if sum(weights.values()) > 1e-12:
-            self.reset(weights, self.facts)
+        particles = [(c, w * factors.get(c, 1.0), f) for c, w, f in self.particles]
+        if sum(w for _, w, _ in particles) > 1e-12:
+            self.reset(particles)
 
 
 def movement_keys(answers: Sequence[str]) -> list[str]:
@@ -460,13 +484,20 @@ def answer_chances(v: _View, cell: Cell, go: str) -> dict[str, float]:
     return out
 
 
+SCATTERING = frozenset({"pit", "loop", "river", "river_delta", "flow_river", "flow_delta",
+                        "wall_river", "wall_delta"})
+SCATTER = 1.0
+"""How much a move's chance of a scattering answer (SCATTERING) counts against what it
+would tell."""
+
+
 def information(know: Knowledge, belief: Belief, go: str) -> float:
     """What the answer to `go` would tell of where the player is among the candidates of
     `belief`: the mutual information between the answer and the candidate."""
     total: dict[str, float] = {}
     within = 0.0
-    for cell, w in belief.weights.items():
-        probs = answer_chances(_View(know, belief.facts.get(cell, NO_FACTS), False), cell, go)
+    for cell, w, facts in belief.particles:
+        probs = answer_chances(_View(know, facts, False), cell, go)
         z = sum(probs.values())
         if z <= 0:
             continue
@@ -479,8 +510,9 @@ def information(know: Knowledge, belief: Belief, go: str) -> float:
 class ExplorerBot:
     """See the module's docstring."""
 
-    threshold = 0.3
-    """The expected hits (a treasure carrier counting double) worth a bullet."""
+    threshold = 0.4
+    """The chance of hitting one player (a treasure carrier's counted CARRIER times) worth
+    a bullet."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -494,7 +526,7 @@ class ExplorerBot:
         self.outside: str | None = None  # the direction we walked out by
         self.carried = False
         self.carriers: set[int] = set()
-        self.visits: dict[Cell, int] = {}
+        self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
 
     # --- the protocol
@@ -602,12 +634,11 @@ class ExplorerBot:
             self.me = Belief.anywhere(know)
             if not self.me.update(know, sent["go"], moved, keep_facts=True):
                 self.me = Belief.anywhere(know)
-        know.learn(self.me.common())
+        know.learn(self.me.supported(SURE))
         cell, weight = self.me.top()
         if weight >= CERTAIN:
-            know.learn(self.me.facts.get(cell, NO_FACTS))
+            know.learn(self.me.supported(CERTAIN))
             self.me = Belief.at(cell)
-            self.visits[cell] = self.visits.get(cell, 0) + 1
             for key, args in read:
                 if key == "found":
                     know.treasures[cell] = treasures_in(args.get("things", ""))
@@ -692,10 +723,15 @@ class ExplorerBot:
         know = self.know
         action: Action | None = None
         if weight < CERTAIN:
-            know = know.copy_with(self.me.facts.get(here, NO_FACTS))
+            know = know.copy_with(self.me.facts_at(here))
             action = self.localize()
         if action is None:
             action = self.plan(know, here, me)
+        if self.recent.count((here, action)) >= LOOPING:  # going round in circles: something else
+            others = [("go", d) for d in (*DIRECTIONS, "flow", "loop")
+                      if ("go", d) != action and know.sides.get((here, d)) not in ("wall", "solid")]
+            action = self.rng.choice(others)
+        self.recent = [*self.recent[-(RECENT - 1):], (here, action)]
         kind, where = action
         go = where
         text = ""
@@ -721,9 +757,22 @@ class ExplorerBot:
             goes.append("flow")
         if any(v.type_p(c, "pit") for c in cells):
             goes.append("loop")
-        scored = [(information(self.know, self.me, go) + self.rng.random() * 0.01, go) for go in goes]
+        scored = [(information(self.know, self.me, go) - SCATTER * self.scattering(go)
+                   + self.rng.random() * 0.01, go) for go in goes]
         value, go = max(scored)
         return ("go", go) if value > 0.15 else None
+
+    def scattering(self, go: str) -> float:
+        """The chance that `go` ends in a pit or a river, whose answers leave the explorer
+        unsure again."""
+        assert self.know is not None and self.me is not None
+        found = 0.0
+        for cell, w, facts in self.me.particles:
+            probs = answer_chances(_View(self.know, facts, False), cell, go)
+            z = sum(probs.values())
+            if z > 0:
+                found += w * sum(p for k, p in probs.items() if k in SCATTERING) / z
+        return found
 
     def choose_shot(self, seat: int, here: Cell, gs: dict[str, Any]) -> str | None:
         me = gs["me"]
@@ -742,7 +791,7 @@ class ExplorerBot:
                 if s not in playing:
                     continue
                 chance = sum(belief.weights.get(c, 0.0) * r for c, r in line.items())
-                value += chance * (2.0 if s in self.carriers else 1.0)
+                value = max(value, chance * (CARRIER if s in self.carriers else 1.0))
             if value > best_value:
                 best, best_value = d, value
         return best

@@ -162,7 +162,7 @@ def test_a_river_carries_the_explorer_next_to_the_river_cell() -> None:
     assert belief.update(know, "right", ["river"], keep_facts=True)
     # carried from 2,3 into one of its neighbours (2,2 is land, so not back upstream)
     assert set(belief.weights) == {(1, 3), (3, 3), (2, 4)}
-    for cell, facts in belief.facts.items():
+    for cell, _, facts in belief.particles:
         assert (("f", (2, 3)), cell) in facts and (("t", cell), "river") in facts
     assert (("t", (2, 3)), "river") in belief.common()
 
