@@ -160,7 +160,7 @@ def _standing(trail: Trail) -> str:
     where = f"at {cell_name(tuple(p['cell']))}" if p.get("cell") is not None else (
         "out of the labyrinth" if trail.steps else "not placed yet")
     if out:
-        where = f"outside, out of {cell_name(tuple(out['cell']))} to the {out['side']}"
+        where = f"outside, left by the {out['side']} side of {cell_name(tuple(out['cell']))}"
     alive = p.get("alive", True)
     health = [w for w, on in (("won", trail.standing == "won"), ("dead", not alive),
                               ("lost", p.get("lost")), ("wounded", alive and p.get("wounded")),

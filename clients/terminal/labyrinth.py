@@ -6,8 +6,10 @@ with first, so a line that is not a move is refused here with a caret under the 
 where it stops being one. `start`, `order`, `ask`, `break` and `vote` lines become the
 game's other commands. The view shows whose turn it is and the clock, the players as
 everyone knows them, the viewer's own belongings and health, and, on the viewer's turn,
-the shape of the labyrinth as a grid, marked with the cells the game master named to the
-viewer alone; after the match, the plan with where everyone ended.
+its map: the shape of the labyrinth as a grid with the notes a player would keep at the
+table, taken from the answers it heard (`Notes`: the types of the cells it walked into,
+started on or asked about, the walls it hit, and where it is while the answers say so);
+after the match, the plan with where everyone ended.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from clients.labyrinth_replay import picture
 from clients.terminal.common import seat_names, waiting_for_seats
 from domain.games.labyrinth.moves import MoveError, parse_any, parse_command
 from domain.games.labyrinth.pictures import ascii_picture
-from domain.games.labyrinth.plan import Cell, cell_name
+from domain.games.labyrinth.plan import DIRECTIONS, Cell, cell_name, step
 from domain.games.labyrinth.plan_text import parse_plan
 
 HELP = """\
@@ -44,7 +47,9 @@ other commands:
   ask 3,4             a handicap's question before the start (7.2): the type of a cell
   break               a break before your move (section 9);  vote yes | vote no  on a break
   view (or Enter, or status) shows the match again, with your belongings; history, help, quit
-cells are ROW,COLUMN from the top left (3,4: row 3, column 4), as on the grid."""
+cells are ROW,COLUMN from the top left (3,4: row 3, column 4). On your turn the view draws your
+map: the types of the cells you were told, the walls you hit, and where you are while the
+answers say so (a river, a pit or a dark move leave you somewhere they do not tell)."""
 
 STANDING = {"playing": "playing", "dead": "dead", "lost": "lost (out of the game)", "won": "WON"}
 
@@ -134,8 +139,126 @@ def belongings(me: Mapping[str, Any]) -> str:
         health.append("outside the labyrinth: come back in through the exit you left by")
     return ", ".join(things) + "; " + ", ".join(health)
 
+ARRIVED: Mapping[str, str] = {
+    "land": ".", "hospital": "H", "weaponry": "W", "delta": "D", "mite_woken": "E", "encephalitis": "E",
+}
+"""Answers that put the mover on the next cell its way, and that cell's type on the map."""
+CARRIED: Mapping[str, str] = {"river": "~", "river_delta": "~", "pit": "p"}
+"""Answers that say what the next cell its way is, and carried the mover on from it."""
+STAYED = frozenset({"wall", "not_in_river", "not_in_pit", "river_against"})
+"""Answers that leave the mover where it was."""
+MOVED = frozenset({"flow_river", "flow_delta", "loop", "wall_river", "wall_delta", "by_river", "out",
+                   "returned", "dark_done", "lost_outside"} | set(ARRIVED) | set(CARRIED) | STAYED)
+"""Every answer about a movement (the first one in a move's answers is the movement's)."""
+LOST_BY: Mapping[str, str] = {
+    "river": "a river carried you", "river_delta": "a river carried you", "flow_river": "a river carried you",
+    "flow_delta": "a river carried you", "wall_river": "a river carried you", "wall_delta": "a river carried you",
+    "pit": "you fell through a pit", "loop": "you went by the loop", "lost_outside": "you left the labyrinth",
+}
+"""Why the answers no longer say where the mover is."""
+
+
+@dataclass
+class Notes:
+    """What a player's own answers tell it of the plan, kept by the terminal as a person
+    keeps notes at the table: the types of cells it walked into, asked about or started
+    on, the walls it hit, and where it is while the answers say so (a river, a pit or a
+    dark move leave it somewhere it cannot tell)."""
+
+    types: dict[Cell, str] = field(default_factory=dict)
+    walls: set[tuple[Cell, str]] = field(default_factory=set)
+    here: Cell | None = None
+    outside: tuple[Cell, str] | None = None
+    lost_since: str | None = None
+    """Why the answers no longer say where the player is (None: they do, or it has no cell yet)."""
+
+    def heard(self, you: int, said: Sequence[Mapping[str, Any]]) -> None:
+        """Take in the game master's words of one event, as the viewer `you` heard them."""
+        for n, s in enumerate(said):
+            key, args, seat = s.get("key"), s.get("args") or {}, s.get("seat")
+            if key == "cell_type" and isinstance(args.get("cell"), str):
+                self.types[parse_cell(args["cell"])] = TYPE_MARKS.get(str(args.get("where")), "?")
+            if seat != you:
+                continue
+            if key in ("start_cell", "new_cell") and isinstance(args.get("cell"), str):
+                self.here, self.outside, self.lost_since = parse_cell(args["cell"]), None, None
+            elif key == "start_rejected":
+                self.here = None
+            elif key == "start_on" and self.here is not None:
+                self.types[self.here] = TYPE_MARKS.get(str(args.get("where")), "?")
+            elif key == "move":
+                self._moved(str(args.get("move", "")), [t for t in said[n + 1:] if t.get("seat") == you])
+
+    def _moved(self, text: str, answers: Sequence[Mapping[str, Any]]) -> None:
+        try:
+            command = parse_command(text)
+        except MoveError:
+            return
+        keys = [str(a.get("key")) for a in answers]
+        first = next((k for k in keys if k in MOVED), None)
+        if command.go is None or first is None:
+            return
+        if first == "dark_done":
+            # A semi-dark move's wall: it stayed, unless a river carried it on after the wall.
+            known = self.types.get(self.here) if self.here is not None else None
+            if "semi_wall" not in keys or known in (None, "~"):
+                self._lose("your dark move")
+            return
+        if first == "returned" and self.outside is not None:
+            back = self.outside[0]
+            nxt = next((k for k in keys[keys.index("returned") + 1:] if k in ARRIVED or k in CARRIED), None)
+            self.outside, self.here, self.lost_since = None, back, None
+            if nxt is not None and nxt in ARRIVED:
+                self.types[back] = ARRIVED[nxt]
+            elif nxt is not None:
+                self._lose(LOST_BY.get(nxt, "a river or a pit"))
+            return
+        go = command.go
+        if self.here is None or go not in DIRECTIONS:
+            if first not in STAYED and first not in ARRIVED:
+                self._lose(LOST_BY.get(first, "a river or a pit"))
+            return
+        target = step(self.here, go)
+        if first in ARRIVED or first == "by_river":
+            self.types[target] = ARRIVED.get(first, "~")
+            self.here = target
+        elif first in CARRIED:
+            self.types[target] = CARRIED[first]
+            self._lose(LOST_BY[first])
+        elif first == "wall":
+            self.walls.add((self.here, go))
+        elif first == "river_against":
+            self.types[target] = "~"
+        elif first == "out":
+            self.outside, self.here = (self.here, go), None
+        elif first not in STAYED:
+            self._lose(LOST_BY.get(first, "a river or a pit"))
+
+    def _lose(self, why: str) -> None:
+        self.here, self.lost_since = None, why
+
+    def where(self) -> str:
+        if self.outside is not None:
+            return f"you are outside: you left by the {self.outside[1]} side of {cell_name(self.outside[0])}"
+        if self.here is not None:
+            return f"you are at {cell_name(self.here)}, @"
+        if self.lost_since:
+            return f"where you are is not known since {self.lost_since}"
+        return "you have no cell yet"
+
 
 class Terminal:
+    """The Labyrinth terminal. It keeps each seat's notes (`Notes`) from the events it is
+    shown, so one terminal may show several matches and seats (a replay, the tests)."""
+
+    def __init__(self) -> None:
+        self._notes: dict[tuple[Any, ...], Notes] = {}
+
+    def notes(self, view: Mapping[str, Any]) -> Notes:
+        """The notes of the viewer of `view` in its match (empty for a spectator)."""
+        key = (view.get("match"), view.get("commitment"), view.get("you"))
+        return self._notes.setdefault(key, Notes())
+
     def help(self, view: dict[str, Any] | None) -> str:
         return HELP
 
@@ -170,7 +293,7 @@ class Terminal:
             return {"type": "vote", "yes": answer == "yes"}
         if verb in ("me", "map", "grid", "players", "notes"):
             raise ValueError("press Enter (or type view) to see the match again: your belongings and "
-                             "the players, and on your turn the grid")
+                             "the players, and on your turn your map")
         if text.startswith("{"):
             return {"type": "move", "move": self._json_move(text)}
         try:
@@ -222,7 +345,7 @@ class Terminal:
         if full is not None:
             lines.extend(self._ending(view, gs, full))
         elif gs.get("phase") == "start" or gs.get("to_act") == you or you is None:
-            lines.extend(self.grid(gs))
+            lines.extend(self.grid(view, gs))
         return "\n".join(lines)
 
     def _headline(self, view: Mapping[str, Any], gs: Mapping[str, Any], seconds_left: float | None) -> str:
@@ -302,52 +425,43 @@ class Terminal:
             lines.append(f"a break is put to the vote ({said or 'no votes yet'}): vote yes or vote no")
         return lines
 
-    def marks(self, gs: Mapping[str, Any]) -> dict[Cell, str]:
-        """The grid's marks: the cells the game master named to the viewer alone (its start
-        cell `S`, a new cell it was sent to `N`, the types of cells it asked about)."""
-        me = gs.get("me") or {}
-        marks: dict[Cell, str] = {}
-        place: tuple[Cell, str] | None = None  # the last cell the viewer was put on
-        for said in me.get("told", ()):
-            key, args = said.get("key"), said.get("args") or {}
-            if key == "start_rejected":
-                place = None
-            if key in ("start_cell", "new_cell", "cell_type") and isinstance(args.get("cell"), str):
-                try:
-                    cell = parse_cell(args["cell"])
-                except ValueError:
-                    continue
-                if key == "cell_type":
-                    marks[cell] = TYPE_MARKS.get(str(args.get("where")), "?")
-                else:
-                    place = (cell, "S" if key == "start_cell" else "N")
-        if place is not None:
-            marks[place[0]] = place[1]
-        return marks
-
-    def grid(self, gs: Mapping[str, Any]) -> list[str]:
-        """The shape of the labyrinth (the cells, not their walls or types), marked."""
+    def grid(self, view: Mapping[str, Any], gs: Mapping[str, Any]) -> list[str]:
+        """The shape of the labyrinth (its cells), with the viewer's notes: the types of
+        the cells it was told, the walls it hit, `@` where it is while the answers say so."""
         shape = {(c[0], c[1]) for c in gs.get("shape", ())}
         if not shape:
             return []
         rows, columns = int(gs.get("rows") or 0), int(gs.get("columns") or 0)
-        marks = self.marks(gs)
-        width = 3
-        label = len(str(rows)) + 1
-        out = [" " * (label + 1) + "".join(f"{c:>{width}}" for c in range(1, columns + 1))]
+        notes = self.notes(view) if view.get("you") is not None else Notes()
+        label = len(str(rows)) + 2
+        out = [" " * (label + 1) + "".join(f"{c:^4}" for c in range(1, columns + 1)).rstrip()]
+
+        def across(r: int) -> str:  # the sides between row r and row r + 1
+            chars = []
+            for c in range(1, columns + 1):
+                near = (r, c) in shape or (r + 1, c) in shape
+                wall = ((r, c), "down") in notes.walls or ((r + 1, c), "up") in notes.walls
+                chars.append(("+" if near or (r, c - 1) in shape or (r + 1, c - 1) in shape else " ")
+                             + ("---" if wall else "   "))
+            end = "+" if any(x in shape for x in ((r, columns), (r + 1, columns))) else ""
+            return (" " * label + "".join(chars) + end).rstrip()
+
+        out.append(across(0))
         for r in range(1, rows + 1):
-            cells = "".join(f"{(marks.get((r, c), '·') if (r, c) in shape else ' '):>{width}}"
-                            for c in range(1, columns + 1))
-            out.append(f"{r:>{label}} {cells}".rstrip())
-        legend = "the labyrinth's shape (· a cell)"
-        used = set(marks.values())
-        if "S" in used:
-            legend += "; S your start cell"
-        if "N" in used:
-            legend += "; N the cell you were sent to last"
-        if used - {"S", "N"}:
-            legend += "; cells you asked: . land H hospital W weaponry p pit ~ river D delta E encephalitis"
-        return [legend + ":", *out]
+            chars = []
+            for c in range(1, columns + 2):
+                wall = ((r, c - 1), "right") in notes.walls or ((r, c), "left") in notes.walls
+                chars.append("|" if wall else " ")
+                if c <= columns:
+                    code = notes.types.get((r, c), "·") if (r, c) in shape else " "
+                    chars.append(f" {code}{'@' if notes.here == (r, c) else ' '}")
+            out.append((f"{r:>{label - 1}} " + "".join(chars)).rstrip())
+            out.append(across(r))
+        if view.get("you") is None:
+            return ["the labyrinth's cells:", *out]
+        return ["your map, from what the game master told you (" + notes.where() + "):", *out,
+                "  · not known yet  . land  H hospital  W weaponry  E encephalitis  D delta  ~ river  "
+                "p pit  | --- a wall you hit  @ you"]
 
     def _ending(self, view: Mapping[str, Any], gs: Mapping[str, Any], full: Mapping[str, Any]) -> list[str]:
         lines = []
@@ -361,7 +475,7 @@ class Terminal:
             cell = p.get("cell")
             where = "outside" if cell is None else cell_name((cell[0], cell[1]))
             if p.get("outside"):
-                where = f"outside, out of {cell_name(tuple(p['outside']['cell']))} to the {p['outside']['side']}"
+                where = f"outside, left by the {p['outside']['side']} side of {cell_name(tuple(p['outside']['cell']))}"
             elif cell is not None:
                 ends.setdefault((cell[0], cell[1]), []).append(str(p["seat"] + 1))
             lines.append(f"  {player_name(view, p['seat'])}: {where} · {belongings({**p, 'outside': None})}")
@@ -379,8 +493,11 @@ class Terminal:
 
     def render_events(self, view: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
         lines: list[str] = []
+        you = view.get("you")
         for e in events:
             if e.get("type") == "resolved":
+                if you is not None:
+                    self.notes(view).heard(you, e.get("said", ()))
                 lines.extend(said_lines(view, e.get("said", ())))
             else:
                 lines.append(json.dumps(e, sort_keys=True))

@@ -108,7 +108,7 @@ def test_walking_out_is_drawn_out_of_the_cell() -> None:
     steps = traced.trails[0].steps
     assert [(s.cell, s.out) for s in steps] == [((1, 1), None), ((1, 1), "up")]
     assert "1,1 -> out up from 1,1" in picture(d.entries, "ascii")
-    assert "outside, out of 1,1 to the up" in picture(d.entries, "ascii")
+    assert "outside, left by the up side of 1,1" in picture(d.entries, "ascii")
 
 
 def test_a_public_log_that_withholds_nothing_is_drawn_the_same() -> None:

@@ -3,6 +3,7 @@ views and events as a person reads them."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,13 @@ from projections.common import project_events
 from projections.contract import Viewer
 
 EXAMPLE = (Path(__file__).parents[2] / "domain/games/labyrinth/plans/example.txt").read_text()
+
+
+@pytest.fixture(autouse=True)
+def fresh_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal of its own for each test: a terminal keeps notes by match, and the tests'
+    matches share their id and commitment."""
+    monkeypatch.setattr(sys.modules[__name__], "TERMINAL", Terminal())
 
 
 def match(**options: Any) -> MatchDriver:
@@ -143,16 +151,19 @@ def test_the_view_shows_the_turn_the_clock_the_players_and_belongings() -> None:
                         "none on the ground; No scream is heard")
     assert lines[3] == "  player 2 (bob, you): playing · started on land · no moves"
     assert lines[4] == "you: three bullets, three grenades, a landmine; healthy"
-    assert "the labyrinth's shape (· a cell); S your start cell:" in lines
-    grid = lines[lines.index("the labyrinth's shape (· a cell); S your start cell:") + 1:]
-    assert grid[0] == "     1  2  3  4  5  6"
-    assert grid[1] == " 1   ·  ·  ·  ·  ·"  # 1,6 is not a cell
-    assert grid[5] == " 5   ·  S  ·  ·  ·  ·"  # bob's start cell, told to bob alone
+    head = "your map, from what the game master told you (you are at 5,2, @):"
+    grid = lines[lines.index(head) + 1:]
+    assert grid[:3] == ["     1   2   3   4   5   6",
+                        "   +   +   +   +   +   +",  # 1,6 is not a cell
+                        " 1   ·   ·   ·   ·   ·"]
+    assert grid[10] == " 5   ·   .@  ·   ·   ·   ·"  # bob's start, on land
+    assert grid[12].startswith("  · not known yet  . land")
     other = TERMINAL.render(d.view(0), None)
     assert other.splitlines()[0] == "== labyrinth · match simulated · round 1 · player 2 (bob) to move"
     assert "you: two bullets, three grenades, a landmine; healthy" in other
-    assert "the labyrinth's shape" not in other  # the grid on one's own turn only
-    assert " S " not in TERMINAL.render(d.view(None), None)  # a spectator was told no start cell
+    assert "your map" not in other  # on one's own turn only
+    spectator = TERMINAL.render(d.view(None), None)
+    assert "the labyrinth's cells:" in spectator and "@" not in spectator and "." not in spectator.split("cells:")[1]
 
 
 def test_awaiting_says_what_the_clock_waits_for() -> None:
@@ -217,3 +228,58 @@ def test_a_kill_as_the_view_shows_it_during_and_after_the_match() -> None:
     assert "  player 2 (bob, you): dead · started on land" in text
     assert "  player 2 (bob): 3,4 · no bullets, no grenades; dead" in text
     assert "breaks taken" not in text and "rounds with no changes" not in text
+
+
+def notes_after(d: MatchDriver, moves: list[str]) -> Any:
+    """Player 1 (ann) makes `moves`, player 2 skipping in between; ann's notes then."""
+    for move in moves:
+        typed(d, 0, move)
+        if not d.ms.ended:
+            typed(d, 1, "skip")
+    return TERMINAL.notes(d.view(0))
+
+
+def test_the_map_keeps_what_the_answers_tell() -> None:
+    d = started()  # ann on 2,5, bob on 5,2, both on land
+    notes = TERMINAL.notes(d.view(0))
+    assert (notes.here, notes.types) == ((2, 5), {(2, 5): "."})
+    notes = notes_after(d, ["go right", "go down", "go left", "go left", "go up"])
+    assert notes.walls == {((2, 5), "right")}  # a wall hit: ann stays
+    assert notes.types == {(2, 5): ".", (3, 5): ".", (3, 4): "D", (3, 3): "E", (2, 3): "."}
+    assert notes.here == (2, 3)
+    notes = notes_after(d, ["go right"])  # into the river 2,4, carried down into the delta 3,4
+    assert notes.types[(2, 4)] == "~"
+    assert notes.here is None
+    assert notes.where() == "where you are is not known since a river carried you"
+    bob = TERMINAL.notes(d.view(1))
+    assert bob.types == {(5, 2): "."} and bob.here == (5, 2) and bob.walls == set()  # bob only skipped
+    text = "\n".join(TERMINAL.grid(d.view(0), d.view(0)["game_state"]))
+    assert " 2   ·   ·   .   ~   . | ·" in text
+    assert " 3   ·   ·   E   D   .   ·" in text
+
+
+def test_the_map_loses_the_player_in_a_pit_or_a_dark_move_and_finds_it_back_in() -> None:
+    d = match()
+    typed(d, 0, "start 2,3")
+    typed(d, 1, "start 5,2")
+    notes = notes_after(d, ["go left"])  # into the pit a1 at 2,2, on to a2
+    assert (notes.types[(2, 2)], notes.here) == ("p", None)
+    assert notes.where() == "where you are is not known since you fell through a pit"
+    d = match()
+    typed(d, 0, "start 1,1")
+    typed(d, 1, "start 5,2")
+    notes = notes_after(d, ["go up"])  # out through the open exit of 1,1
+    assert (notes.outside, notes.here) == (((1, 1), "up"), None)
+    assert notes.where() == "you are outside: you left by the up side of 1,1"
+    notes = notes_after(d, ["go down"])  # back in
+    assert (notes.outside, notes.here, notes.types[(1, 1)]) == (None, (1, 1), ".")
+    notes = notes_after(d, ["go down, don't tell the result"])
+    assert notes.here is None and notes.where() == "where you are is not known since your dark move"
+
+
+def test_the_map_has_the_cells_a_handicap_asked() -> None:
+    d = match(handicaps=[{"player": 1, "cells": 2}])
+    typed(d, 0, "ask 4,2")
+    typed(d, 0, "ask 5,5")
+    assert TERMINAL.notes(d.view(0)).types == {(4, 2): "H", (5, 5): "."}
+    assert TERMINAL.notes(d.view(1)).types == {}
