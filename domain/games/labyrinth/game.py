@@ -44,7 +44,7 @@ from domain.games.labyrinth.moves import (
 from domain.games.labyrinth.plan import Cell, Plan, cell_name
 from domain.games.labyrinth.plan_text import parse_plan, render_plan
 from domain.games.labyrinth.rules import Event, Options, RuleError
-from domain.games.labyrinth.validate import PLAN_OPTIONS, check_text
+from domain.games.labyrinth.validate import PLAN_OPTIONS, PlanOptions, check_text, validate
 from domain.kit.clocks import clock_ms
 from domain.kit.options import OptionTable
 from domain.rng import Rng
@@ -88,12 +88,14 @@ def _check(variant: str, values: Mapping[str, Any]) -> Mapping[str, Any] | None:
     options = rules.OPTIONS.struct(**{"variant": variant, **values})
     if values["plan"] is not None:
         plan, report = check_text(values["plan"], options, players)
-        if plan is None or report.errors:
+        if plan is None:
+            raise OptionsError(f"option 'plan' cannot be read: {report.errors[0].message}")
+        if report.errors:
             problem = report.errors[0]
             where = f" at cell {cell_name(problem.cell)}" if problem.cell is not None else ""
             limits = ""
             if problem.rule == "7.1":
-                named = [f"'{o.name}'" for o in PLAN_OPTIONS if values[o.name] != o.default]
+                named = [f"'{name}'" for name in _limits_broken(plan, values, players)]
                 limits = f" (the match's limits: option{'s' if len(named) > 1 else ''} {', '.join(named)})"
             raise OptionsError(f"option 'plan' breaks rule {problem.rule}{where}: {problem.message}"
                                + limits + _more(len(report.errors)))
@@ -115,6 +117,17 @@ def _undrawable(options: Options) -> str | None:
     except GenerationError as exc:
         return str(exc)
     return None
+
+
+def _limits_broken(plan: Plan, values: Mapping[str, Any], players: int) -> list[str]:
+    """The plan limits (7.1) the plan breaks, each checked alone."""
+    found = []
+    for option in PLAN_OPTIONS:
+        if values[option.name] != option.default:
+            alone = PlanOptions(**{option.name: values[option.name]})
+            if any(p.rule == "7.1" for p in validate(plan, alone, players).errors):
+                found.append(option.name)
+    return found
 
 
 def _more(errors: int) -> str:
@@ -348,7 +361,7 @@ def evolve(state: State, event: Any) -> State:
         moves = tuple(m + 1 if s == event.seat else m for s, m in enumerate(moves))
     return msgspec.structs.replace(
         state, core=core, started=True, deadline=deadline, moves=moves,
-        standings=_standings(state.standings, event.said),
+        standings=_standings(state.standings, event.said, core),
         started_on=tuple(_started_on(state.started_on, event.said)),
         told=tuple(told + tuple(e for e in event.said if e.to is not None and seat in e.to)
                    for seat, told in enumerate(state.told)))
@@ -368,11 +381,14 @@ TOLD: Mapping[str, Standing] = {
 }
 
 
-def _standings(standings: tuple[Standing, ...], said: Sequence[Event]) -> tuple[Standing, ...]:
+def _standings(standings: tuple[Standing, ...], said: Sequence[Event], core: rules.State) -> tuple[Standing, ...]:
     found = list(standings)
     for event in said:
         if event.to is None and event.key in TOLD and event.seat is not None:
-            found[event.seat] = TOLD[event.key]
+            told = TOLD[event.key]
+            if event.key == "timed_out" and core.players[event.seat].alive:
+                told = "lost"  # it was outside the labyrinth: lost, not killed (section 9, 3.4)
+            found[event.seat] = told
     return tuple(found)
 
 
