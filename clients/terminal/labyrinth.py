@@ -563,6 +563,9 @@ def said_lines(view: Mapping[str, Any], said: Sequence[Mapping[str, Any]]) -> li
             text += "  <- you: start ROW,COLUMN"
         if s.get("key") == "wounded_may_order" and s.get("seat") == you and you is not None:
             text += "  <- you: order ROW,COLUMN or order none, then your move"
+        seat = s.get("seat")
+        if text.startswith("You") and seat is not None and seat != you:
+            text = f"(to player {seat + 1}) {text}"  # said to everyone, in the words for the player
         indent = "" if s.get("key") in TOP else "    "
         lines.append(f"{indent}{text}{audience(view, s)}")
     return lines

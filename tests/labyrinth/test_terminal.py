@@ -283,3 +283,14 @@ def test_the_map_has_the_cells_a_handicap_asked() -> None:
     typed(d, 0, "ask 5,5")
     assert TERMINAL.notes(d.view(0)).types == {(4, 2): "H", (5, 5): "."}
     assert TERMINAL.notes(d.view(1)).types == {}
+
+
+def test_words_for_another_player_say_whom_they_are_for() -> None:
+    d = match()
+    typed(d, 0, "start 3,4")
+    typed(d, 1, "start 5,2")
+    typed(d, 0, "go left")  # wakes the mite at 3,3
+    typed(d, 1, "skip")
+    ann, bob = typed(d, 0, "go by the flow")  # not in a river: ann stays, and is infected
+    assert "    You have been infected and have 10 moves to heal" in ann
+    assert "    (to player 1) You have been infected and have 10 moves to heal" in bob
