@@ -21,6 +21,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -30,6 +31,8 @@ from domain import engine
 from domain.engine import Entry, MatchState, Outcome
 from domain.games import keys_to_success as kts
 from domain.games import memory_maze as mm
+from domain.games.labyrinth import game as labyrinth
+from domain.games.labyrinth import rules as lab_rules
 from domain.games.memory_maze import Moved
 from domain.games.memory_maze.maze import (
     DIRECTION_WORDS,
@@ -637,6 +640,46 @@ def gatekeeping_bots() -> KeysScript:
     return m
 
 
+# --- Labyrinth ------------------------------------------------------------------------------
+
+LABYRINTH_PLAN = (Path(labyrinth.__file__).parent / "plans" / "example.txt").read_text()
+
+
+def labyrinth_dark_move() -> Scripted:
+    """labyrinth, two seats on the rule book's example plan given by a host: a start in a
+    river refused without a reason and chosen again; a status question; a dark move that
+    picks up a treasure (told to its player alone); a walk into a river; a recall; then
+    the default line-up of bots to the end."""
+    m = Scripted(
+        labyrinth, variant="labyrinth", names=("Ann", "Bob"), ts=T0, match_id="golden-labyrinth",
+        seed=SEED, options={"players": 2, "plan": LABYRINTH_PLAN, "clock_scale": 0.001},
+    )
+    m.step_ms = 1
+
+    def to_act() -> int | None:
+        return lab_rules.to_act(m.ms.game_state.core)
+
+    def move(seat: int, text: str) -> engine.Outcome:
+        assert to_act() == seat
+        out = m.propose("command", seat, {"type": "move", "move": text})
+        assert out.rejection is None, out.rejection
+        return out
+
+    starts = {0: [[1, 2], [3, 2]], 1: [[4, 3]]}  # 1,2 is a river cell: refused (6.1)
+    while m.ms.game_state.core.phase == "start":
+        seat = to_act()
+        assert seat is not None
+        assert m.propose("command", seat, {"type": "start", "cell": starts[seat].pop(0)}).rejection is None
+    assert m.propose("command", 1, {"type": "move", "move": "status"}).rejection is None
+    if to_act() == 1:
+        move(1, "skip")
+    move(0, "go left, don't tell the result")  # picks up the fake treasure at 3,1
+    move(1, "go right")  # into the river at 4,4, carried to the delta at 3,4
+    assert m.propose("command", 0, {"type": "move", "move": "recall 2"}).rejection is None
+    m.bots_to_the_end([bot_of("labyrinth", name, seat) for seat, name in enumerate(lineup("labyrinth", 2))])
+    return m
+
+
 # --- the playthroughs ----------------------------------------------------------------------
 
 Playthrough = Callable[[], Scripted]
@@ -662,6 +705,7 @@ SCRIPTED: Mapping[str, Mapping[str, Playthrough]] = {
         "keys-to-success-vote": keys_to_success_vote,
         "gatekeeping-bots": gatekeeping_bots,
     },
+    "labyrinth": {"labyrinth-dark-move": labyrinth_dark_move},
 }
 
 
