@@ -1,7 +1,8 @@
 """Labyrinth in the browser: a page in seat 0 plays a whole two-player match against a
 second player (a client of the test's, seat 1), on a host's plan, so every answer is known:
 
-- the start cell chosen by clicking the grid (the other player's too, in secret);
+- the start cell chosen by clicking the grid (the other player's too, in secret), a
+  river cell first, refused without a reason once everyone has chosen;
 - a text move the game master refuses, its error shown under the column where the text
   stops being a move; a text move answered ("Cannot move - hit a wall");
 - moves built with the buttons: onto the true treasure, then out through the open exit;
@@ -96,7 +97,10 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         await take_seat(page, seat_link(server.url, match, 0, token()), "Theseus", 0)
         await until(page, "v.started && v.game_state.phase === 'start'")
 
-        # The start: each in the drawn order, in secret; the page by clicking the grid.
+        # The start: each in the drawn order, in secret; the page by clicking the grid. The
+        # page's first choice is a river cell: once everyone has chosen, it is refused
+        # without a reason (6.1), and the page chooses again.
+        tried_river = False
         while (await view(page))["game_state"]["phase"] == "start":
             gs = (await view(page))["game_state"]
             if gs["to_act"] == 1:
@@ -104,6 +108,16 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
                 await until(page, "v.game_state.to_act !== 1")
                 continue
             await expect(page.locator("#waiting")).to_contain_text("choose your start cell")
+            if not tried_river:
+                tried_river = True
+                await page.locator('.lab-grid [data-cell="2,3"]').click()
+                await page.get_by_role("button", name="Start on 2,3").click()
+                await until(page, "v.game_state.to_act === 1 || v.game_state.me.refused.length > 0")
+                continue
+            await expect(page.locator(".lab-transcript li.private", has_text="Your choice is invalid")).to_contain_text(
+                "to you alone")
+            await expect(page.locator(".lab-known")).to_contain_text("Refused (no reason is given): 2,3.")
+            await expect(page.locator(".lab-grid .lab-fact")).to_have_text(["✗"])
             await page.locator(f'.lab-grid [data-cell="{PAGE_START}"]').click()
             await expect(page.locator("#lab-cursor")).to_contain_text(f"Cell {PAGE_START}")
             await page.get_by_role("button", name=f"Start on {PAGE_START}").click()
@@ -144,7 +158,7 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         await expect(page.locator("#lab-move-feedback")).to_contain_text("Taken")
         await expect(said).to_contain_text("Player 1: go up")
         await expect(said).to_contain_text("Cannot move - hit a wall")
-        await expect(page.locator("#lab-answer")).to_have_text("The game master's answer: Cannot move - hit a wall")
+        await expect(page.locator("#lab-answer")).to_contain_text("The game master's answer: Cannot move - hit a wall")
         await expect(page.locator("[data-seat='0'] .lab-last")).to_contain_text("go up")
         await expect(page.locator("#lab-caret")).to_be_hidden()
 
@@ -202,8 +216,11 @@ async def test_a_page_plays_a_whole_labyrinth_match(server: Any, browser: Any) -
         assert sent and not any("wall_up" in frame or '"H"' in frame for frame in sent)
         await page.reload()
         await until(page, "v.ended")
+        await expect(said).to_contain_text("Cannot move - hit a wall")  # the transcript told again
         await expect(page.locator(".lab-note-wall")).to_have_count(1)
         await expect(page.locator(".lab-grid .lab-note-type")).to_have_text(["H", "."])
+        # what the game master told the page alone: the refused start, and the start
+        await expect(page.locator(".lab-grid .lab-fact")).to_have_text(["S", "✗"])
     finally:
         await other.close()
     assert page.errors == []

@@ -410,13 +410,17 @@ class Board {
     };
     const me = gs.me;
     if (!me) return facts;
+    let choice = null; // a start told, which a rejection may take back
     for (const e of me.told || []) {
-      if (e.key === "start_cell") add(e.args.cell, "you started here", "S");
+      if (e.key === "start_cell") choice = e.args.cell;
+      if (e.key === "start_rejected" && choice) {
+        add(choice, "refused as your start", "✗");
+        choice = null;
+      }
       if (e.key === "new_cell") add(e.args.cell, "you continued from here", "N");
       if (e.key === "cell_type") add(e.args.cell, `the game master said: ${e.args.where}`, "?");
     }
-    if (me.chosen) add(cellKey(me.chosen), "your start choice", "S");
-    for (const c of me.refused || []) add(cellKey(c), "refused as your start", "✗");
+    if (choice) add(choice, gs.phase === "start" ? "your start choice" : "you started here", "S");
     return facts;
   }
 
@@ -463,7 +467,7 @@ class Board {
       }
       const marks = NOTE_FLAGS.filter((f) => note[f.flag]).map((f) => f.mark).join("");
       if (marks) parts.push(s("text", { class: "lab-note-flags", x: x(c) + C - 4, y: y(r) + 14 }, marks));
-      if (note.text) parts.push(s("text", { class: "lab-note-text", x: x(c) + 3, y: y(r) + C - 5 }, note.text.slice(0, 8)));
+      if (note.text) parts.push(s("text", { class: "lab-note-text", x: x(c) + 3, y: y(r) + C - 5 }, note.text.slice(0, 6)));
       for (const d of DIRS) {
         if (!note[`wall_${d}`]) continue;
         const [x1, y1, x2, y2] = {
@@ -474,7 +478,7 @@ class Board {
         walls.add(`${x1},${y1},${x2},${y2}`);
         parts.push(s("line", { class: "lab-note-wall", x1, y1, x2, y2 }));
       }
-      if (known.length) parts.push(s("text", { class: "lab-fact", x: x(c) + 4, y: y(r) + 14 }, known.mark));
+      if (known.length) parts.push(s("text", { class: "lab-fact", x: x(c) + C - 5, y: y(r) + C - 5 }, known.mark));
       if (this.notes.here === key) {
         parts.push(s("circle", { class: "lab-here", cx: x(c) + C / 2, cy: y(r) + C / 2, r: C * 0.38 }));
       }
@@ -669,7 +673,7 @@ class Board {
       if (me.asks > 0) lines.push(`You may ask the type of ${numberWord(me.asks, "more cell")} (option 7.2).`);
       if (me.asked.length) lines.push(`Cells asked: ${me.asked.map(cellKey).join(", ")}; your start is one of them.`);
     }
-    const told = (me.told || []).filter((e) => ["start_cell", "new_cell", "cell_type"].includes(e.key));
+    const told = (me.told || []).filter((e) => ["start_cell", "start_rejected", "new_cell", "cell_type"].includes(e.key));
     if (told.length) lines.push(`Told to you alone: ${told.map((e) => e.text).join("; ")}.`);
     fill(this.known, lines.map((l) => h("p", { class: "hint" }, l)));
   }
@@ -944,7 +948,7 @@ class Board {
           h("br"),
           h("span", { class: "label" }, p.started_on ? `started on ${p.started_on}; ` : "", `${numberWord(p.moves, "move")}`),
           last ? h("div", { class: "lab-last" }, h("span", { class: "label" }, "Last move: "), h("q", {}, last.move),
-            last.answers.length ? ` — ${last.answers.join(" ")}` : "") : null);
+            last.answers.length ? ` — ${last.answers.join("; ")}` : "") : null);
       })));
   }
 
