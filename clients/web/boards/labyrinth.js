@@ -109,12 +109,23 @@ export function actionText(a) {
   }
 }
 
-/** The move the builder holds, as text ("blow the up wall, go up, shoot left"). */
+// The conditions of 6.5, as the rule book says them after "if I".
+const CONDITIONS = [
+  ["treasure", "find a treasure"], ["bullet", "find a bullet"], ["grenade", "find a grenade"],
+  ["landmine", "find a landmine"], ["corpse", "find a corpse"], ["pit", "fall into a pit"],
+  ["river", "walk into a river"], ["delta", "walk into a delta"], ["hospital", "walk into a hospital"],
+  ["weaponry", "walk into a weaponry"], ["land", "walk onto land"], ["wall", "hit a wall"],
+];
+const CONDITION_TEXT = Object.fromEntries(CONDITIONS);
+
+/** The move the builder holds, as text ("blow the up wall, go up, shoot left; if I find
+ * a treasure, shoot up"). */
 export function composeMove(draft) {
   const parts = [...draft.before.map(actionText)];
   if (draft.go) parts.push(draft.go === "flow" || draft.go === "loop" ? `go by the ${draft.go}` : `go ${draft.go}`);
   parts.push(...draft.after.map(actionText));
   let text = parts.join(", ");
+  for (const w of draft.when || []) text += `; if I ${CONDITION_TEXT[w.if]}, ${w.then.map(actionText).join(", ")}`;
   if (draft.report === "dark") text += "; don't tell the result";
   if (draft.report === "semi") text += "; don't tell where I end up but tell me if I hit a wall";
   return text;
@@ -179,7 +190,7 @@ class Board {
     this.view = null;
     this.cursor = null; // [row, column] of the cell selected on the grid
     this.transcript = []; // what the game master said, oldest first
-    this.draft = { before: [], go: null, after: [], report: "full" };
+    this.draft = { before: [], go: null, after: [], when: [], report: "full" };
     this.notes = { cells: {}, here: null };
     this.notesStore = null;
 
@@ -701,7 +712,7 @@ class Board {
       this.input.focus();
     } else if (answer && answer.type === "ack" && !["status", "skip"].includes(text) && !/^recall /.test(text)) {
       this.input.value = "";
-      this.draft = { before: [], go: null, after: [], report: "full" };
+      this.draft = { before: [], go: null, after: [], when: [], report: "full" };
       this.renderBuilder();
     }
   }
@@ -788,14 +799,22 @@ class Board {
       }
       return a;
     };
+    const condition = h("select", { id: "lab-act-if" }, CONDITIONS.map(([v, t]) => h("option", { value: v }, `if I ${t}`)));
     const add = (where) => {
       const a = build();
       if (!a) return;
-      this.draft[where].push(a);
+      if (where === "when") {
+        const w = this.draft.when.find((x) => x.if === condition.value);
+        if (w) w.then.push(a);
+        else this.draft.when.push({ if: condition.value, then: [a] });
+      } else {
+        this.draft[where].push(a);
+      }
       this.writeDraft();
     };
     this.beforeList = h("ul", { class: "lab-actions-list", "aria-label": "actions before the movement" });
     this.afterList = h("ul", { class: "lab-actions-list", "aria-label": "actions after the movement" });
+    this.whenList = h("ul", { class: "lab-actions-list", "aria-label": "actions on a condition (6.5)" });
     const report = (value, label) => {
       const input = h("input", {
         type: "radio", name: "lab-report", value, id: `lab-report-${value}`, checked: value === "full",
@@ -816,17 +835,21 @@ class Board {
       h("fieldset", {}, h("legend", {}, "Before the movement"), this.beforeList),
       h("fieldset", {}, h("legend", {}, "The movement (exactly one)"), h("div", { class: "actions" }, this.goButtons)),
       h("fieldset", {}, h("legend", {}, "After the movement"), this.afterList),
+      this.whenBox = h("fieldset", {}, h("legend", {}, "After the movement, on a condition (6.5)"), this.whenList),
       h("fieldset", { class: "lab-act" }, h("legend", {}, "An action, before or after the movement"),
         h("div", { class: "row" }, h("label", { for: "lab-act-kind" }, "Action"), kind),
         rows.dir, rows.item, rows.which,
         h("div", { class: "actions" },
           h("button", { type: "button", id: "lab-add-before", onclick: () => add("before") }, "Add before the movement"),
           h("button", { type: "button", id: "lab-add-after", onclick: () => add("after") }, "Add after the movement")),
+        this.whenRow = h("div", { class: "actions" },
+          h("label", { for: "lab-act-if", class: "sr-only" }, "Condition"), condition,
+          h("button", { type: "button", id: "lab-add-when", onclick: () => add("when") }, "Add on this condition")),
         feedback),
       h("fieldset", {}, h("legend", {}, "What you are told"), this.reports.full, this.reports.dark, this.reports.semi),
       h("button", {
         type: "button", class: "small", id: "lab-clear-move", onclick: () => {
-          this.draft = { before: [], go: null, after: [], report: "full" };
+          this.draft = { before: [], go: null, after: [], when: [], report: "full" };
           this.input.value = "";
           this.renderBuilder();
         },
@@ -847,6 +870,18 @@ class Board {
     }, "✕")));
     fill(this.beforeList, listOf("before"));
     fill(this.afterList, listOf("after"));
+    fill(this.whenList, draft.when.flatMap((w, wi) => w.then.map((a, i) => h("li", {}, `if I ${CONDITION_TEXT[w.if]}: ${actionText(a)} `,
+      h("button", {
+        type: "button", class: "small", "aria-label": `remove “if I ${CONDITION_TEXT[w.if]}, ${actionText(a)}”`,
+        onclick: () => {
+          w.then.splice(i, 1);
+          if (!w.then.length) draft.when.splice(wi, 1);
+          this.writeDraft();
+        },
+      }, "✕")))));
+    const conditional = options.conditional_moves !== false;
+    this.whenRow.hidden = !conditional;
+    this.whenBox.hidden = !conditional && !draft.when.length;
     const allowed = { full: true, dark: options.dark_moves !== false, semi: options.semi_dark_moves !== false };
     for (const [value, label] of Object.entries(this.reports)) {
       const input = label.querySelector("input");
@@ -958,7 +993,7 @@ class Board {
     const last = [...this.transcript].reverse().find((e) => e.seat === me && e.act !== "open");
     const words = last ? (last.said || []).filter((e) => !["move", "turn"].includes(e.key)).map((e) => e.text) : [];
     this.answer.hidden = me === null || !words.length;
-    fill(this.answer, h("span", { class: "label" }, "The game master's answer: "), words.join(". "));
+    fill(this.answer, h("span", { class: "label" }, "The game master's answer: "), words.join("; "));
   }
 
   renderTranscript(events) {
