@@ -164,7 +164,7 @@ export default {
       if (mine) {
         return gs.me && gs.me.asks > 0
           ? `Your turn: ask the type of ${numberWord(gs.me.asks, "cell")} or choose your start cell, in secret.`
-          : "Your turn: choose your start cell, in secret (select a cell of the grid, then “Start here”).";
+          : "Your turn: choose your start cell, in secret (select a cell of the grid, then “Start on” it).";
       }
       return `Waiting for ${playerName(view, gs.to_act)} to choose a start cell.`;
     }
@@ -907,6 +907,7 @@ class Board {
     this.sendButton.title = myMove ? "" : "You may write your move now and send it on your turn.";
     const quickFeedback = this.quickFeedback || (this.quickFeedback = h("p", { class: "feedback", id: "lab-quick-feedback", role: "status" }));
     const inPlay = gs.phase === "play";
+    const anyTime = gs.phase !== "over"; // status and recall are free, at any time (6.3, 6.4)
     const others = gs.players.map((p) => p.seat);
     const recallSelect = h("select", { id: "lab-recall" }, others.map((s) => h("option", { value: s + 1, selected: this.recallSeat === s + 1 }, playerName(view, s))));
     recallSelect.addEventListener("change", () => {
@@ -918,11 +919,11 @@ class Board {
     fill(this.quick,
       h("div", { class: "actions" },
         h("button", { type: "button", id: "lab-skip", disabled: !myMove, onclick: () => send({ type: "move", move: "skip" }, "Skip: ") }, "Skip my move"),
-        h("button", { type: "button", id: "lab-status", disabled: !inPlay, onclick: () => send({ type: "move", move: "status" }, "Status: ") }, "Status (free)"),
+        h("button", { type: "button", id: "lab-status", disabled: !anyTime, onclick: () => send({ type: "move", move: "status" }, "Status: ") }, "Status (free)"),
         h("span", { class: "lab-recall" },
           h("label", { for: "lab-recall", class: "label" }, "Recall the last move of "), recallSelect,
           h("button", {
-            type: "button", id: "lab-recall-send", disabled: !inPlay,
+            type: "button", id: "lab-recall-send", disabled: !anyTime,
             onclick: () => send({ type: "move", move: `recall ${recallSelect.value}` }, "Recall: "),
           }, "Recall"))),
       h("div", { class: "actions" },
@@ -977,7 +978,7 @@ class Board {
           h("span", { class: "dot", style: `background:${PLAYER_COLOURS[seat % PLAYER_COLOURS.length]}`, "aria-hidden": "true" }),
           h("strong", {}, playerName(view, seat)), seat === this.me ? " (you)" : "",
           " — ", h("span", { class: `lab-standing ${p.standing}` }, p.standing),
-          gs.to_act === seat && gs.phase !== "over" ? h("span", { class: "badge" }, "to play") : null,
+          gs.to_act === seat && gs.phase !== "over" ? h("span", { class: "badge" }, gs.phase === "start" ? "to choose" : "to play") : null,
           (gs.breaks || []).includes(seat) ? h("span", { class: "label" }, " (had a break)") : null,
           gs.votes && Object.prototype.hasOwnProperty.call(gs.votes, String(seat)) ? h("span", { class: "label" }, ` voted ${gs.votes[String(seat)] ? "yes" : "no"}`) : null,
           h("br"),
