@@ -144,6 +144,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--spectate", action="store_true", help="watch without a seat (default: take a seat)"
     )
+    play.add_argument(
+        "--host", action="store_true",
+        help="create the match and watch it as its host, with the full view and no seat: for a "
+        "match on a plan or maze you supply with --option (default: create it and take a seat)",
+    )
+    play.add_argument(
+        "--audit", default=None, metavar="KEY",
+        help="watch the match given by --match with the full view, by its audit key (the host "
+        "of a plan or maze it supplied, during the match; anyone with the key, after it)",
+    )
     play.add_argument("--since", type=int, default=0, help=argparse.SUPPRESS)
     play.add_argument(
         "--receipts", default=None, metavar="FILE",

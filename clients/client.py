@@ -406,10 +406,14 @@ class MatchConnection:
         backoff: Backoff = DEFAULT_BACKOFF,
         open_timeout: float = 10.0,
         ping_interval: float | None = 20.0,
+        audit: str | None = None,
     ) -> None:
         self.url = endpoints(url)[1]
         self.match = match
         self.token = token
+        self.audit = audit
+        """The match's audit key: the hello asks for the full view (the host of a board it
+        supplied, during the match; anyone with the key, after it)."""
         self.last_seq = since
         self.view: dict[str, Any] | None = None
         self.welcome: dict[str, Any] | None = None
@@ -626,6 +630,9 @@ class MatchConnection:
         self.hello_since = self.last_seq
         if self.token is not None:
             hello["token"] = self.token
+        if self.audit is not None:
+            hello["full"] = True
+            hello["audit"] = self.audit
         try:
             await ws.send(json.dumps(hello))
             while True:

@@ -62,6 +62,12 @@ async def play(args: argparse.Namespace) -> int:
     if args.token is not None and args.match is None:
         _err("daedalus play: --token rejoins a seat of a match: give the match with --match ID")
         return 2
+    if getattr(args, "host", False) and args.match is not None:
+        _err("daedalus play: --host creates a match to watch; to watch one again: --match ID --audit KEY")
+        return 2
+    if getattr(args, "audit", None) is not None and args.match is None:
+        _err("daedalus play: --audit watches a match: give the match with --match ID")
+        return 2
     told: list[str] = []
 
     def unreachable(exc: Exception, pause: float) -> None:
@@ -81,7 +87,8 @@ async def play(args: argparse.Namespace) -> int:
         except (ConnectionError, OSError) as exc:
             _err(f"daedalus play: {exc}")
             return 1
-    conn = MatchConnection(args.server, match_id, token=token, since=args.since)
+    audit = getattr(args, "audit", None) or getattr(args, "audit_key", None)
+    conn = MatchConnection(args.server, match_id, token=token, since=args.since, audit=audit)
     try:
         await conn.connect()
     except ConnectionFailed as exc:
@@ -96,7 +103,7 @@ async def play(args: argparse.Namespace) -> int:
     finally:
         if getattr(args, "receipts", None):  # the server's receipts (docs/fairness.md)
             write_receipts(args.receipts, [*http.receipts, *conn.receipts])
-        _farewell(args.server, match_id, token, conn.view)
+        _farewell(args.server, match_id, token, conn.view, audit)
     return 0
 
 
@@ -114,7 +121,9 @@ def _command(server: str, *, match_id: str | None, token: str | None = None, spe
     return " ".join(words)
 
 
-def _farewell(server: str, match_id: str, token: str | None, view: dict[str, Any] | None) -> None:
+def _farewell(
+    server: str, match_id: str, token: str | None, view: dict[str, Any] | None, audit: str | None = None
+) -> None:
     """On leaving: how to come back (a seat's token), or, once the match is over, how to
     replay and verify it."""
     from clients.cli import program
@@ -124,6 +133,8 @@ def _farewell(server: str, match_id: str, token: str | None, view: dict[str, Any
         _say("match over.")
     elif token is not None:
         _say(f"you left the match; the seat stays yours (its clock runs on). To rejoin: {_command(server, match_id=match_id, token=token)}")
+    elif audit is not None:
+        _say(f"to watch again as its host: {_command(server, match_id=match_id)} --audit {audit}")
     else:
         _say(f"to watch again: {_command(server, match_id=match_id, spectate=True)}")
 
@@ -199,7 +210,8 @@ class Session:
 
     def on_welcome(self, message: dict[str, Any]) -> None:
         seat = message.get("seat")
-        who = f"the player in seat {seat}" if seat is not None else "a spectator"
+        who = (f"the player in seat {seat}" if seat is not None
+               else "an auditor, with the full view" if message.get("role") == "auditor" else "a spectator")
         _say(f"connected to match {self.match_id} as {who}")
         if message.get("seq") == self.conn.hello_since:  # no catch-up follows: show it now
             self.show()
@@ -339,11 +351,18 @@ async def _join(http: DaedalusHttp, args: argparse.Namespace) -> tuple[str, str 
         print(f"commitment {created.get('commitment')}")
         print(f"the other player joins with: {_command(server, match_id=match_id)}")
         print(f"spectators watch with:        {_command(server, match_id=match_id, spectate=True)}")
+        if getattr(args, "host", False):
+            key = created.get("audit_key")
+            print(f"the match's audit key (keep it secret): {key}")
+            print(f"watch again as its host with: {_command(server, match_id=match_id)} --audit {key}")
+            args.audit_key = key
+            sys.stdout.flush()
+            return match_id, None, game
     else:
         match_id = args.match
         status = await http.status(match_id)
         game = status["game"]
-    if args.spectate:
+    if args.spectate or getattr(args, "audit", None) is not None:
         return match_id, None, game
     if args.token is not None:
         return match_id, args.token, game

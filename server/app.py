@@ -658,7 +658,8 @@ def _host_view_refused(runner: MatchRunner, msg: Hello, seat: int | None) -> byt
     ms = runner.current
     given = ms.setup is not None and not runner.hosted.rules.seeded_setup(ms.setup)
     if not given or ms.audit_key is None:
-        return error_frame("match_not_over", "the full view opens when the match is over")
+        return error_frame("match_not_over", "the full view opens when the match is over (this "
+                           "match's setup was drawn from its seed: nobody sees it before)")
     if seat is not None:
         return error_frame("match_not_over", "a player sees the full view when the match is over; "
                            "the host who gave its setup watches it without a seat's token")

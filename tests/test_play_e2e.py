@@ -393,3 +393,34 @@ async def test_keys_to_success_spectator_terminal_sees_only_the_public_part() ->
     for secret in ("hello from Pat", "b1 in Room", "[Room", "in Room", "you:", "submitted",
                    "card(s) used", "entered", "key-cards", "Pat:"):
         assert secret not in text, f"the spectator saw {secret!r}:\n{text}"
+
+
+# --- a host watching its own Labyrinth plan -------------------------------------------------
+
+LABYRINTH_PLAN = ROOT / "domain" / "games" / "labyrinth" / "plans" / "example.txt"
+
+
+async def test_a_host_creates_a_match_on_its_plan_and_watches_it_with_the_full_view() -> None:
+    async with EmbeddedServer() as srv, terminals(srv.url) as launch:
+        host = await launch("host", "--host", "--game", "labyrinth", "--option", f"plan=@{LABYRINTH_PLAN}",
+                            "--option", "players=2")
+        match = (await host.expect(r"^created match (\S+) \(labyrinth")).group(1)
+        key = (await host.expect(r"audit key \(keep it secret\): ([0-9a-f]{64})$")).group(1)
+        await host.expect(rf"--match {match} --audit {key}$")
+        await host.expect("as an auditor, with the full view")
+        assert host.find("you are ") is None, "a host takes no seat"
+        await host.type("quit")
+        await host.expect(rf"to watch again as its host: .* --match {match} --audit {key}$")
+        assert await host.finish() == 0
+        again = await launch("again", "--match", match, "--audit", key)
+        await again.expect("as an auditor, with the full view")
+        await again.type("quit")
+        assert await again.finish() == 0
+        wrong = await launch("wrong", "--match", match, "--audit", "0" * 64)
+        await wrong.expect("bad_audit_key")
+        assert await wrong.finish() != 0
+        drawn = await launch("drawn", "--host", "--game", "labyrinth", "--option", "players=2")
+        await drawn.expect("match_not_over: the full view opens when the match is over .*drawn from its seed")
+        assert await drawn.finish() != 0
+        async with DaedalusHttp(srv.url) as http:
+            assert (await http.status(match))["seats"][0]["name"] is None

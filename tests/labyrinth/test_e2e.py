@@ -160,5 +160,6 @@ async def test_a_match_drawn_from_the_seed_has_no_full_view_before_its_end() -> 
             assert (await http.post(f"/matches/{match}/seats", json={"name": "P"})).status_code == 201
         raw, refused = await hello(srv, {"match": match, "full": True, "audit": audit})
         assert refused == {"type": "error", "code": "match_not_over",
-                           "message": "the full view opens when the match is over", "id": None}
+                           "message": "the full view opens when the match is over (this match's "
+                           "setup was drawn from its seed: nobody sees it before)", "id": None}
         await raw.close()
