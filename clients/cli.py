@@ -549,6 +549,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.picture is None and (args.upto is not None or args.out is not None):
         _err("daedalus replay: --upto and --out go with --picture ascii|svg")
         return 2
+    if args.picture is not None and (args.round_no is not None or args.viewer is not None):
+        _err("daedalus replay: --picture draws up to an entry (--upto SEQ); --round and --as print the moves")
+        return 2
     if args.picture is not None:
         from clients.replay import print_picture
 

@@ -137,6 +137,7 @@ def test_print_picture_and_the_cli(tmp_path: Path) -> None:
     assert main(["replay", str(log), "--picture", "svg", "--upto", "8", "--out", str(svg)]) == 0
     assert ET.fromstring(svg.read_text()).tag == f"{SVG}svg"
     assert main(["replay", str(log), "--upto", "8"]) == 2  # --upto goes with --picture
+    assert main(["replay", str(log), "--picture", "ascii", "--round", "2"]) == 2
 
 
 def test_another_game_has_no_picture() -> None:
