@@ -289,7 +289,8 @@ async def test_a_handicapped_page_asks_cell_types_and_a_wounded_one_orders_a_new
 
         # Free at any time: the status question and a recall, answered to everyone.
         await page.get_by_role("button", name="Status (free)").click()
-        await expect(said).to_contain_text("Player 1: No bullets, three grenades, wounded")
+        await expect(said.locator("li", has_text="Player 1 (Theseus) asks for its status")).to_contain_text(
+            "Player 1: No bullets, three grenades, wounded")
         await page.get_by_label("Recall the last move of").select_option(label="Player 2 (Minos)")
         await page.get_by_role("button", name="Recall", exact=True).click()
         await expect(said).to_contain_text("Player 2's last move: shoot up, go right - ")

@@ -56,6 +56,17 @@ const ACTS = {
   missed: "did not move in time",
 };
 
+/** What a resolved command was, in words: a move, or the free questions a move command
+ * may also carry (status, recall), or a skip. */
+function actWords(event) {
+  if (event.act !== "move") return ACTS[event.act] || event.act;
+  const keys = (event.said || []).map((e) => e.key);
+  if (keys.includes("status")) return "asks for its status";
+  if (keys.includes("recall") || keys.includes("recall_none")) return "asks to recall a move";
+  if (keys.includes("skip")) return "skips";
+  return ACTS.move;
+}
+
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -180,7 +191,7 @@ export default {
     if (event.type !== "resolved") return null;
     const who = event.seat === null || event.seat === undefined ? "" : `${playerName(view, event.seat)} `;
     const said = (event.said || []).map((e) => e.text).join(" ");
-    return `${who}${event.act === "open" ? ACTS.open : ACTS[event.act] || event.act}${said ? `: ${said}` : "."}`;
+    return `${who}${actWords(event)}${said ? `: ${said}` : "."}`;
   },
 };
 
@@ -1003,7 +1014,7 @@ class Board {
     const me = this.me;
     const items = this.transcript.map((event) => {
       const who = event.seat === null || event.seat === undefined ? ACTS.open
-        : `${playerName(view, event.seat)} ${ACTS[event.act] || event.act}`;
+        : `${playerName(view, event.seat)} ${actWords(event)}`;
       const body = event.cell ? ` (${cellKey(event.cell)}${event.seat === me ? ", known to you alone" : ""})`
         : event.act === "vote" ? ` ${event.yes ? "yes" : "no"}` : "";
       return h("li", { class: event.seat === me && me !== null ? "mine" : "" },
