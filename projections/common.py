@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from domain.canonical import to_builtins
 from domain.engine import (
     ENGINE_EVENTS,
@@ -115,3 +117,57 @@ def match_view(views: GameViews, ms: MatchState, viewer: Viewer) -> dict[str, An
         view["seed"] = ms.seed
         view["setup"] = ms.setup
     return view
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+class ViewEncoder:
+    """`match_view` as JSON bytes, for frames: the same bytes as encoding its dict, with
+    what every viewer's view of one state shares (all but `you` and `game_state`) built
+    and encoded once for that state rather than once per viewer, and the match's options
+    converted once while they stay the same object. Holds the last state it was given
+    (states are immutable): the views of one entry for all its viewers are asked for in
+    a row."""
+
+    def __init__(self, views: GameViews) -> None:
+        self._views = views
+        self._ms: MatchState | None = None
+        self._options: Any = None
+        self._options_json = b""
+        self._head = self._middle = self._tail = b""
+
+    def _share(self, ms: MatchState) -> None:
+        if ms.options is not self._options:
+            self._options_json = _encode(to_builtins(ms.options))
+            self._options = ms.options
+        head = _encode({
+            "match": ms.match_id,
+            "game": ms.game,
+            "variant": ms.variant,
+            "rules_version": ms.rules_version,
+            "commitment": ms.commitment,
+            "seats": [{"seat": i, "name": name} for i, name in enumerate(ms.names)],
+        })
+        middle = _encode({
+            "started": ms.started,
+            "ended": ms.ended,
+            "result": to_builtins(ms.result) if ms.result is not None else None,
+            "deadline": ms.rules.deadline(ms.game_state) if ms.started and not ms.ended else None,
+        })
+        self._head = head[:-1] + b',"you":'
+        self._middle = b"," + middle[1:-1] + b',"options":' + self._options_json + b',"game_state":'
+        self._tail = (
+            b"," + _encode({"seed": ms.seed, "setup": ms.setup})[1:] if ms.ended else b"}"
+        )
+        self._ms = ms
+
+    def encode(self, ms: MatchState, viewer: Viewer) -> bytes:
+        """The JSON of `match_view(views, ms, viewer)`."""
+        viewer = effective(self._views, ms, viewer)
+        if ms is not self._ms:
+            self._share(ms)
+        return b"".join((
+            self._head, _encode(viewer.seat), self._middle,
+            _encode(self._views.view(ms, viewer)), self._tail,
+        ))

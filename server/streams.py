@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from domain.engine import MatchState, Outcome
-from projections.common import match_view, project_events
+from projections.common import ViewEncoder, match_view, project_events
 from projections.contract import GameViews, Viewer
 
 _encode = msgspec.json.Encoder().encode
@@ -46,6 +46,7 @@ class Streams:
         self._current = current
         self._index: dict[Viewer, list[int]] = {}  # viewer -> log seq of each of its frames
         self._upto: dict[Viewer, int] = {}  # viewer -> the last log seq looked at
+        self._view_json = ViewEncoder(views)
 
     def _extend(self, viewer: Viewer, upto: int | None = None) -> list[int]:
         """`viewer`'s index, brought up to log entry `upto` (default: the last)."""
@@ -75,12 +76,13 @@ class Streams:
         at = bisect.bisect_left(index, seq)
         return at + 1 if at < len(index) and index[at] == seq else None
 
-    def _frame(
-        self, number: int, seq: int, events: list[dict[str, Any]], view: dict[str, Any]
-    ) -> bytes:
-        return _encode(
-            {"type": "update", "seq": number, "ts": self._times[seq - 1], "events": events, "view": view}
-        )
+    def _frame(self, number: int, seq: int, events: list[dict[str, Any]], view: bytes) -> bytes:
+        """The update frame: the JSON of {"type": "update", "seq": number, "ts": the entry's
+        time, "events": events, "view": the view}, the view given as its JSON."""
+        return b"".join((
+            b'{"type":"update","seq":%d,"ts":%d,"events":' % (number, self._times[seq - 1]),
+            _encode(events), b',"view":', view, b"}",
+        ))
 
     def live(self, viewer: Viewer, seq: int, ms: MatchState, outcome: Outcome) -> bytes | None:
         """The frame of the entry just folded (`seq`, the state after it, its outcome)
@@ -94,7 +96,7 @@ class Streams:
         if not events:
             return None
         number = bisect.bisect_left(index, seq) + 1
-        return self._frame(number, seq, events, match_view(self._views, ms, viewer))
+        return self._frame(number, seq, events, self._view_json.encode(ms, viewer))
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """`viewer`'s whole view of the match now."""
@@ -104,12 +106,11 @@ class Streams:
         self, viewer: Viewer, since: int, view: dict[str, Any] | None = None
     ) -> list[bytes]:
         """Frames since+1 .. now for a viewer catching up, each with its view as of now
-        (`view`, when the caller has it already)."""
+        (`view`, when the caller has it already; encoded once for all of them)."""
         index = self._extend(viewer)
         if since >= len(index):
             return []
-        if view is None:
-            view = self.view(viewer)
+        view_json = _encode(self.view(viewer) if view is None else view)
         wanted = index[since:]
         frames: list[bytes] = []
         number = since
@@ -119,5 +120,5 @@ class Streams:
             events = project_events(self._views, ms, outcome, viewer)
             if events:
                 number += 1
-                frames.append(self._frame(number, seq, events, view))
+                frames.append(self._frame(number, seq, events, view_json))
         return frames
