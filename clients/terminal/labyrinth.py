@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.labyrinth_replay import picture
-from clients.terminal.common import seat_names, waiting_for_seats
+from clients.terminal.common import game_state_to_play, seat_names, waiting_for_seats
 from domain.games.labyrinth.moves import MoveError, parse_any, parse_command
 from domain.games.labyrinth.pictures import ascii_picture
 from domain.games.labyrinth.plan import DIRECTIONS, Cell, cell_name, step
@@ -84,7 +84,7 @@ def parse_cell(text: str, gs: Mapping[str, Any] | None = None) -> Cell:
         raise ValueError(f"{text.strip() or 'nothing'!r} is not a cell: write ROW,COLUMN, e.g. 3,4")
     cell = (int(found.group(1)), int(found.group(2)))
     if gs is not None and gs.get("shape") and [cell[0], cell[1]] not in gs["shape"]:
-        raise ValueError(f"{cell_name(cell)} is not a cell of the labyrinth (the grid shows its "
+        raise ValueError(f"{cell_name(cell)} is not a cell of the labyrinth (your map shows its "
                          f"{gs.get('rows')} rows and {gs.get('columns')} columns)")
     return cell
 
@@ -104,15 +104,6 @@ def player_name(view: Mapping[str, Any], seat: int, *, mark_you: bool = False) -
     if mark_you and seat == view.get("you"):
         notes.append("you")
     return f"player {seat + 1}" + (f" ({', '.join(notes)})" if notes else "")
-
-
-def _game_state(view: Mapping[str, Any] | None) -> dict[str, Any]:
-    if view is None or not view.get("started"):
-        raise ValueError("the match has not started yet (it starts when every seat is taken)")
-    if view.get("ended"):
-        raise ValueError("the match is over")
-    gs: dict[str, Any] = view["game_state"]
-    return gs
 
 
 def belongings(me: Mapping[str, Any]) -> str:
@@ -269,7 +260,7 @@ class Terminal:
         words = text.split(None, 1)
         verb = words[0].lower() if words else ""
         rest = words[1] if len(words) > 1 else ""
-        gs = _game_state(view)
+        gs = game_state_to_play(view)
         if verb == "start":
             if gs.get("phase") != "start":
                 raise ValueError("the start cells are chosen already")

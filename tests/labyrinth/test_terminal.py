@@ -98,7 +98,7 @@ def test_a_line_that_is_not_a_move_is_shown_with_a_caret_at_its_column() -> None
 def test_other_bad_lines_say_what_is_wanted() -> None:
     d = match()
     assert refused("start 9,9", d.view(0)) == (
-        "9,9 is not a cell of the labyrinth (the grid shows its 5 rows and 6 columns)")
+        "9,9 is not a cell of the labyrinth (your map shows its 5 rows and 6 columns)")
     assert refused("start 1,6", d.view(0)).startswith("1,6 is not a cell")  # the corner left out
     assert refused("start here", d.view(0)) == "'here' is not a cell: write ROW,COLUMN, e.g. 3,4"
     assert refused("go left", d.view(0)).startswith("the players are choosing their start cells")
