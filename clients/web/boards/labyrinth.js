@@ -669,7 +669,7 @@ class Board {
       h("h3", {}, `Cell ${name}`),
       actions.length || extra.length ? h("div", { class: "actions lab-cell-actions" },
         actions.map((a) => h("button", { type: "button", class: "primary", onclick: a.run }, a.label)), extra) : null,
-      h("details", { class: "lab-note-editor", open: this.editorOpen, ontoggle: (e) => { this.editorOpen = e.target.open; } },
+      h("details", { class: "lab-note-editor", open: this.editorOpen ?? window.innerWidth > 760, ontoggle: (e) => { this.editorOpen = e.target.open; } },
         h("summary", {}, `Your notes on ${name}`),
         h("div", { class: "lab-types", role: "group", "aria-label": `what you think ${name} is` }, typeButtons, flowSelect),
         h("div", { class: "lab-checks", role: "group", "aria-label": `walls you think ${name} has` }, walls),
