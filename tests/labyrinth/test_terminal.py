@@ -3,18 +3,24 @@ views and events as a person reads them."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clients.bots import play_bot
+from clients.client import DaedalusHttp, MatchConnection
 from clients.driver import MatchDriver
 from clients.terminal import TERMINALS
 from clients.terminal.labyrinth import TERMINAL, Terminal, belongings, parse_cell
 from domain.games.labyrinth import rules
 from projections.common import project_events
 from projections.contract import Viewer
+from server.main import EmbeddedServer
+from tests.test_play_e2e import LABYRINTH_PLAN, terminals
 
 EXAMPLE = (Path(__file__).parents[2] / "domain/games/labyrinth/plans/example.txt").read_text()
 
@@ -294,3 +300,67 @@ def test_words_for_another_player_say_whom_they_are_for() -> None:
     ann, bob = typed(d, 0, "go by the flow")  # not in a river: ann stays, and is infected
     assert "    You have been infected and have 10 moves to heal" in ann
     assert "    (to player 1) You have been infected and have 10 moves to heal" in bob
+
+
+# --- a person at `daedalus play`, end to end ---------------------------------------------------
+
+
+class Skipper:
+    """Player 2 for the end-to-end test: starts on 5,2, then skips every move."""
+
+    def __init__(self) -> None:
+        self.acted: tuple[Any, ...] | None = None
+
+    def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        gs = view.get("game_state") or {}
+        if not view.get("started") or view.get("ended") or gs.get("to_act") != view.get("you"):
+            return []
+        mark = (gs["round"], gs["phase"], gs["players"][view["you"]]["moves"])
+        if mark == self.acted:
+            return []
+        self.acted = mark
+        if gs["phase"] == "start":
+            return [{"type": "start", "cell": [5, 2]}]
+        return [{"type": "move", "move": "skip"}]
+
+    def feedback(self, command: dict[str, Any], accepted: bool, warnings: Sequence[str], code: str | None) -> None:
+        if not accepted:
+            self.acted = None
+
+
+async def test_a_person_plays_in_the_terminal_against_a_bot() -> None:
+    """`daedalus play` as a real process against an embedded server, typed into as a person
+    types, the other seat a bot over a real websocket."""
+
+    async with EmbeddedServer() as srv, terminals(srv.url) as launch:
+        ann = await launch("ann", "--game", "labyrinth", "--option", f"plan=@{LABYRINTH_PLAN}",
+                           "--option", "players=2", "--name", "ann")
+        match_id = (await ann.expect(r"^created match (\S+) \(labyrinth")).group(1)
+        await ann.expect(r"^you are ann in seat 0")
+        async with DaedalusHttp(srv.url) as http:
+            token = (await http.claim_seat(match_id, "bot", 1))["token"]
+        conn = MatchConnection(srv.url, match_id, token=token)
+        await conn.connect()
+        bot = asyncio.create_task(play_bot(conn, Skipper()))
+        try:
+            await ann.expect(r"^\* Player 1, choose your start cell  <- you: start ROW,COLUMN$")
+            await ann.type("start 2,5")
+            await ann.expect(r"^\* You start at 2,5  \(to you alone\)$")
+            await ann.expect(r"^\* Player 1's turn  <- your move$")
+            await ann.type("go sideways")
+            await ann.expect(r"^\? not a move \(help lists them\):$")
+            await ann.expect(r"^  go sideways$")
+            await ann.expect(r"^     \^ column 4: expected where to go")
+            await ann.type("go down")
+            await ann.expect(r"^\*     Walked onto land$")
+            await ann.expect(r"^\* Player 1's turn  <- your move$")
+            await ann.expect(r"^your map, from what the game master told you \(you are at 3,5, @\):$")
+            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@  ·$")
+            await ann.type("go right")
+            await ann.expect(r"^\*     Cannot move - hit a wall$")
+            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@\| ·$")
+            await ann.type("quit")
+            assert await ann.finish() == 0
+        finally:
+            bot.cancel()
+            await conn.close()
