@@ -246,8 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument(
         "--picture", default=None, choices=("ascii", "svg"),
-        help="instead of the moves, draw the match up to --upto (Labyrinth: the plan with every "
-        "player's path; needs the full view: a finished match, or --unseal; default: no picture)",
+        help="instead of the moves, draw the match up to --upto as an auditor sees it (Labyrinth: "
+        "the plan with every player's path; default: no picture)",
     )
     replay.add_argument(
         "--upto", type=int, default=None, metavar="SEQ",
