@@ -236,14 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="print what this viewer was shown (its updates, numbered as it got them; "
         "default: the whole log)",
     )
-    archive = sub.add_parser(
-        "archive", help="move finished matches out of Redis into verified log files",
-        description="Write every finished match whose last entry is older than AGE to "
-        "DIR/<match id>.jsonl (the log as stored, verified as replay --verify verifies it, "
-        "written and read back), then remove its keys from Redis. A match not over, or "
-        "whose log or file does not verify, stays in Redis. A server with DAEDALUS_ARCHIVE=DIR "
-        "serves the archived logs at GET /matches/ID/log as before.",
-    )
     replay.add_argument(
         "--picture", default=None, choices=("ascii", "svg"),
         help="instead of the moves, draw the match up to --upto as an auditor sees it (Labyrinth: "
@@ -256,6 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--out", default=None, metavar="FILE",
         help="with --picture: write the picture to FILE (default: print it)",
+    )
+    archive = sub.add_parser(
+        "archive", help="move finished matches out of Redis into verified log files",
+        description="Write every finished match whose last entry is older than AGE to "
+        "DIR/<match id>.jsonl (the log as stored, verified as replay --verify verifies it, "
+        "written and read back), then remove its keys from Redis. A match not over, or "
+        "whose log or file does not verify, stays in Redis. A server with DAEDALUS_ARCHIVE=DIR "
+        "serves the archived logs at GET /matches/ID/log as before.",
     )
     archive.add_argument(
         "--older-than", required=True, metavar="AGE",
