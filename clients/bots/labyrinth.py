@@ -149,6 +149,8 @@ class Knowledge:
         self.flows: dict[Cell, Cell] = {}
         self.pits: dict[Cell, Cell] = {}
         self.treasures: dict[Cell, int] = {}
+        self.rivers = "deep"
+        """The match's option `rivers` (7.4): deep, shallow or turbulent."""
 
     def learn(self, facts: Iterable[tuple[Any, Any]]) -> None:
         for (kind, *where), value in facts:
@@ -173,6 +175,7 @@ class Knowledge:
         other.cells = self.cells
         other.types, other.sides = dict(self.types), dict(self.sides)
         other.flows, other.pits, other.treasures = dict(self.flows), dict(self.pits), dict(self.treasures)
+        other.rivers = self.rivers
         other.learn(facts)
         return other
 
@@ -242,6 +245,11 @@ Outcome = tuple[Cell, float, Facts]
 def _carried(v: _View, river: Cell, dest: str, lik: float, extra: Sequence[Any]) -> list[Outcome]:
     """Where the flow of the river cell `river` takes a player: its next cell, of type
     `dest` ('river' or 'delta')."""
+    if v.know.rivers == "turbulent" and dest == "delta":  # carried all the way down (7.4)
+        deltas = [(m, v.type_p(m, "delta")) for m in sorted(v.know.cells) if m != river]
+        deltas = [(m, p) for m, p in deltas if p]
+        total = sum(p for _, p in deltas)
+        return [(m, lik * p / total, v.with_(*extra, (("t", m), "delta"))) for m, p in deltas]
     known = v.get(("f", river))
     if known is not None:
         p = v.type_p(known, dest)
@@ -319,8 +327,13 @@ def outcomes(know: Knowledge, cell: Cell, facts: Facts, go: str, keys: Sequence[
         return []
     wall = (("s", cell, go), "wall")
     if key == "wall":
-        p = v.side_p(cell, go, "wall") * (1 - v.type_p(cell, "river"))
+        p = v.side_p(cell, go, "wall")
+        if know.rivers != "shallow":  # a deep river carries a player who hit a wall
+            p *= 1 - v.type_p(cell, "river")
         return [(cell, p, v.with_(wall))] if p else []
+    if key == "river_against":  # out of a delta against a river flowing in (7.4)
+        p = v.type_p(cell, "delta")
+        return [(cell, p, facts)] if p else []
     if key in ("wall_river", "wall_delta"):
         p = v.side_p(cell, go, "wall") * v.type_p(cell, "river")
         dest = "river" if key == "wall_river" else "delta"
@@ -334,6 +347,9 @@ def outcomes(know: Knowledge, cell: Cell, facts: Facts, go: str, keys: Sequence[
     p = v.side_p(cell, go, "open")
     if not p:
         return []
+    if key == "by_river":  # on foot along a shallow river (7.4)
+        p *= (v.type_p(cell, "river") + v.type_p(cell, "delta")) * v.type_p(target, "river")
+        return [(target, p, v.with_((("s", cell, go), "open"), (("t", target), "river")))] if p else []
     return _enter(v, target, key, p, ((("s", cell, go), "open"),))
 
 
@@ -528,6 +544,9 @@ class ExplorerBot:
         self.carriers: set[int] = set()
         self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
+        self.named = False  # option 7.3: shots name their target,
+        self.range: int | None = None  # bullets fly so far,
+        self.damp = False  # no shooting from a river
 
     # --- the protocol
 
@@ -551,7 +570,7 @@ class ExplorerBot:
             return []
         if self.rejected >= 2:  # something the bot does not understand: a plain step
             return [{"type": "move", "move": f"go {self.rng.choice(DIRECTIONS)}"}]
-        self.observe(seat, gs)
+        self.observe(seat, gs, view)
         out: list[dict[str, Any]] = []
         order = self.choose_order(me)
         if order is not None:
@@ -569,10 +588,15 @@ class ExplorerBot:
 
     # --- what the bot was told
 
-    def observe(self, seat: int, gs: dict[str, Any]) -> None:
+    def observe(self, seat: int, gs: dict[str, Any], view: dict[str, Any]) -> None:
         me = gs["me"]
         if self.know is None:
             self.know = Knowledge(gs["shape"])
+            self.know.rivers = str((view.get("options") or {}).get("rivers", "deep"))  # 7.4
+            options = view.get("options") or {}
+            self.named = bool(options.get("named_target", False))
+            self.range = options.get("shooting_range")
+            self.damp = bool(options.get("damp_powder", False))
         know = self.know
         for event in me["told"][self.told:]:
             if event["key"] in ("start_cell", "new_cell"):
@@ -739,11 +763,11 @@ class ExplorerBot:
         if weight >= CERTAIN:
             shot = self.choose_shot(seat, here, gs)
         if shot is not None:
-            text += f"shoot {shot}, "
+            text += f"{shot[1]}, "
         if kind == "blow":
             text += f"blow the {where} wall, "
         text += f"go by the {go}" if go in ("flow", "loop") else f"go {go}"
-        self.last = {"go": go, "shot": shot, "blow": where if kind == "blow" else None}
+        self.last = {"go": go, "shot": shot[0] if shot else None, "blow": where if kind == "blow" else None}
         return text
 
     def localize(self) -> Action | None:
@@ -774,26 +798,35 @@ class ExplorerBot:
                 found += w * sum(p for k, p in probs.items() if k in SCATTERING) / z
         return found
 
-    def choose_shot(self, seat: int, here: Cell, gs: dict[str, Any]) -> str | None:
+    def choose_shot(self, seat: int, here: Cell, gs: dict[str, Any]) -> tuple[str, str] | None:
+        """A shot worth a bullet: (its direction, its words), or None."""
         me = gs["me"]
         assert self.know is not None
         if me["bullets"] == 0 or me["wounded"] or me["infected"]:
             return None
         if self.know.types.get(here) in ("hospital", "weaponry", None):
             return None
+        if self.damp and self.know.types.get(here) == "river":
+            return None
         playing = {p["seat"] for p in gs["players"] if p["standing"] == "playing"}
-        best, best_value = None, self.threshold
+        best: tuple[str, str] | None = None
+        best_value = self.threshold
         for d in DIRECTIONS:
             line = dict(self.line(here, d))
             line[here] = 1.0
-            value = 0.0
             for s, belief in self.others.items():
                 if s not in playing:
                     continue
-                chance = sum(belief.weights.get(c, 0.0) * r for c, r in line.items())
-                value = max(value, chance * (CARRIER if s in self.carriers else 1.0))
-            if value > best_value:
-                best, best_value = d, value
+                worth = CARRIER if s in self.carriers else 1.0
+                if self.named:  # one player on one cell (7.3)
+                    for c, r in line.items():
+                        value = belief.weights.get(c, 0.0) * r * worth
+                        if value > best_value:
+                            best, best_value = (d, f"shoot {d} at player {s + 1} on {c[0]},{c[1]}"), value
+                    continue
+                value = sum(belief.weights.get(c, 0.0) * r for c, r in line.items()) * worth
+                if value > best_value:
+                    best, best_value = (d, f"shoot {d}"), value
         return best
 
     def line(self, cell: Cell, direction: str) -> list[tuple[Cell, float]]:
@@ -801,10 +834,10 @@ class ExplorerBot:
         assert self.know is not None
         know = self.know
         v = _View(know, NO_FACTS)
-        out = []
+        out: list[tuple[Cell, float]] = []
         reach = 1.0
         at = cell
-        while reach > 0.05:
+        while reach > 0.05 and (self.range is None or len(out) < self.range):
             nxt = step(at, direction)
             if nxt not in know.cells:
                 break

@@ -87,7 +87,8 @@ SHAPE = [[r, c] for r in range(1, 5) for c in range(1, 5)]
 
 
 def view(*, round_: int, moves: int, last: dict[str, Any] | None = None, told: list[dict[str, Any]] | None = None,
-         others: list[dict[str, Any]] | None = None, **me: Any) -> dict[str, Any]:
+         others: list[dict[str, Any]] | None = None, options: dict[str, Any] | None = None,
+         **me: Any) -> dict[str, Any]:
     """Seat 0's view of a four-by-four match with one other player, its turn."""
     mine = {"seat": 0, "bullets": 3, "grenades": 3, "carries": "landmine", "wounded": False, "infected": False,
             "heal_left": None, "immune": False, "alive": True, "lost": False, "outside": False,
@@ -99,7 +100,7 @@ def view(*, round_: int, moves: int, last: dict[str, Any] | None = None, told: l
     players += others or [{"seat": 1, "standing": "playing", "started_on": "land", "moves": 0, "last_move": None}]
     gs = {"phase": "play", "round": round_, "order": [0, 1], "to_act": 0, "shape": SHAPE, "rows": 4,
           "columns": 4, "players": players, "me": mine}
-    return {"you": 0, "started": True, "ended": False, "game_state": gs}
+    return {"you": 0, "started": True, "ended": False, "options": options or {}, "game_state": gs}
 
 
 def go_of(commands: list[dict[str, Any]]) -> str:
@@ -215,6 +216,31 @@ def test_it_shoots_along_a_line_where_another_player_likely_stands() -> None:
     bot.act(view(round_=3, moves=1, last={"move": move, "answers": [
         "shoot right - two bullets left, none on the ground", "No scream is heard", "Walked onto land"]}))
     assert bot.others[1].weights.get((2, 3), 0.0) < 0.5
+
+
+def test_under_option_named_target_a_shot_names_the_player_and_its_cell() -> None:
+    bot = ExplorerBot(random.Random(6))
+    bot.act(view(round_=1, moves=0, options={"named_target": True}))
+    assert bot.know is not None
+    bot.know.set_side((2, 2), "right", "open")
+    bot.know.types[(2, 3)] = "land"
+    bot.others[1] = Belief({(2, 3): 0.9, (4, 4): 0.1})
+    commands = bot.act(view(round_=2, moves=0, options={"named_target": True}))
+    move = next(c["move"] for c in commands if c["type"] == "move")
+    assert move.startswith("shoot right at player 2 on 2,3, ")
+    parse_command(move)
+
+
+def test_shallow_rivers_are_walked_on_foot() -> None:
+    know = Knowledge(SHAPE)
+    know.rivers = "shallow"
+    know.types[(2, 2)] = "river"
+    belief = Belief.at((2, 2))
+    assert belief.update(know, "up", ["wall"], keep_facts=True)  # not carried (7.4)
+    assert belief.weights == {(2, 2): 1.0}
+    assert belief.update(know, "right", ["by_river"], keep_facts=True)
+    assert belief.weights == {(2, 3): 1.0}
+    assert (("t", (2, 3)), "river") in belief.common()
 
 
 def test_a_wounded_explorer_orders_a_cell_next_to_a_hospital() -> None:
