@@ -461,6 +461,8 @@ class Terminal:
             winner = result.get("winner")
             who = "a draw" if winner is None else f"{player_name(view, winner)} wins"
             lines.append(f"MATCH OVER: {who} ({result.get('reason')})")
+        else:
+            lines.append("the full view (the host of the plan, or an auditor): where everyone is and what lies where")
         ends: dict[Cell, list[str]] = {}
         for p in full.get("players", ()):
             cell = p.get("cell")

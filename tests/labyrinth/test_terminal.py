@@ -364,3 +364,13 @@ async def test_a_person_plays_in_the_terminal_against_a_bot() -> None:
         finally:
             bot.cancel()
             await conn.close()
+
+
+def test_the_full_view_during_the_match() -> None:
+    d = started()
+    typed(d, 0, "go down")
+    text = TERMINAL.render(d.view(Viewer(full=True)), 50)
+    assert "MATCH OVER" not in text and "your map" not in text
+    assert "the full view (the host of the plan, or an auditor): where everyone is and what lies where" in text
+    assert "  player 1 (ann): 3,5 · three bullets, three grenades, a landmine; healthy" in text
+    assert ".@ 1" in next(line for line in text.splitlines() if line.startswith("  3 #"))
