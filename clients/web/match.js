@@ -218,7 +218,7 @@ export function showMatch(root, { match, seat, token, board }) {
       ? (r.winner === view.you ? " — you won!" : r.winner === null ? "" : " — you lost") : "";
     fill(result,
       h("h2", { id: "result-h" }, `${won}${mine}`),
-      h("p", {}, r.reason, r.scores ? ` (scores ${r.scores.join(" : ")})` : ""),
+      h("p", {}, r.reason, r.scores && r.scores.length ? ` (scores ${r.scores.join(" : ")})` : ""),
       h("p", {},
         h("a", { href: `/matches/${encodeURIComponent(match)}/log`, download: `${match}.jsonl` }, "Download the log"),
         " (check it with ", h("code", {}, `daedalus replay ${match}.jsonl --verify`), ")"),
