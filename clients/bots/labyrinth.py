@@ -187,10 +187,12 @@ class Knowledge:
 class _View:
     """Knowledge with one candidate's assumptions on top."""
 
-    def __init__(self, know: Knowledge, facts: Facts, track: bool = True) -> None:
+    def __init__(self, know: Knowledge, facts: Facts, track: bool = True, immune: bool = False) -> None:
         self.know = know
         self.facts = dict(facts)
         self.track = track
+        self.immune = immune
+        """An immune player hears "Walked onto land" on an encephalitis cell (4.7)."""
 
     def get(self, key: tuple[Any, ...]) -> Any:
         kind = key[0]
@@ -281,6 +283,9 @@ def _pit_next(v: _View, pit: Cell, lik: float, extra: Sequence[Any]) -> list[Out
 
 def _enter(v: _View, cell: Cell, key: str, lik: float, extra: Sequence[Any]) -> list[Outcome]:
     """Walking into `cell` (the side passed) with answer `key`."""
+    if key == "land" and v.immune:
+        p = v.type_p(cell, "land") + v.type_p(cell, "encephalitis")
+        return [(cell, lik * p, v.with_(*extra))] if p else []
     if key in ARRIVE:
         kind = ARRIVE[key]
         p = v.type_p(cell, kind)
@@ -298,11 +303,11 @@ def _enter(v: _View, cell: Cell, key: str, lik: float, extra: Sequence[Any]) -> 
 
 
 def outcomes(know: Knowledge, cell: Cell, facts: Facts, go: str, keys: Sequence[str],
-             track: bool = True) -> list[Outcome]:
+             track: bool = True, immune: bool = False) -> list[Outcome]:
     """The cells a player on `cell` may end on after moving `go` and hearing the movement
     answers `keys`, each with its likelihood and (when `track`) the candidate's
-    assumptions."""
-    v = _View(know, facts, track)
+    assumptions; `immune`: the player is immune to encephalitis."""
+    v = _View(know, facts, track, immune)
     key = keys[0] if keys else ""
     if key == "returned":  # back in through the exit it left by: entering its cell
         return _enter(v, cell, keys[1], 1.0, ()) if len(keys) > 1 else [(cell, 1.0, facts)]
@@ -410,11 +415,11 @@ class Belief:
         cell = max(self.weights, key=lambda c: (self.weights[c], c))
         return cell, self.weights[cell]
 
-    def update(self, know: Knowledge, go: str, keys: Sequence[str], keep_facts: bool) -> bool:
+    def update(self, know: Knowledge, go: str, keys: Sequence[str], keep_facts: bool, immune: bool = False) -> bool:
         """Carries the belief through a move; False (and unchanged) if no candidate fits."""
         found = [(target, w * lik, facts)
                  for cell, w, before in self.particles
-                 for target, lik, facts in outcomes(know, cell, before, go, keys, keep_facts)]
+                 for target, lik, facts in outcomes(know, cell, before, go, keys, keep_facts, immune)]
         if sum(w for _, w, _ in found) <= 1e-12:
             return False
         self.reset(found)
@@ -542,6 +547,7 @@ class ExplorerBot:
         self.outside: str | None = None  # the direction we walked out by
         self.carried = False
         self.carriers: set[int] = set()
+        self.immune: set[int] = set()  # the other players heard to be immune
         self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
         self.named = False  # option 7.3: shots name their target,
@@ -652,11 +658,16 @@ class ExplorerBot:
             self.outside = sent["go"]
         elif moved[0] == "returned":
             self.outside = None
-        ok = self.me.update(know, sent["go"], moved, keep_facts=True)
-        if not ok:  # the plan is not what the bot thought (a wall blown since): start again
+        immune = bool(me["immune"])
+        if not self.me.update(know, sent["go"], moved, keep_facts=True, immune=immune):
+            # the plan is not what the bot thought: a wall blown since, or something it
+            # took for certain was not; it starts again from every cell
             know.forget_walls()
             self.me = Belief.anywhere(know)
-            if not self.me.update(know, sent["go"], moved, keep_facts=True):
+            if not self.me.update(know, sent["go"], moved, keep_facts=True, immune=immune):
+                rivers = know.rivers
+                self.know = know = Knowledge(know.cells)
+                know.rivers = rivers
                 self.me = Belief.anywhere(know)
         know.learn(self.me.supported(SURE))
         cell, weight = self.me.top()
@@ -705,12 +716,15 @@ class ExplorerBot:
         if command is None or command.kind != "move" or command.go is None:
             return
         moved = [k for k in keys if k in MOVEMENT]
+        immune = seat in self.immune
+        if "immune" in keys:
+            self.immune.add(seat)
         if jumped or command.dark or not moved:
             belief.diffuse(self.know)
             return
-        if not belief.update(self.know, command.go, moved, keep_facts=False):
+        if not belief.update(self.know, command.go, moved, keep_facts=False, immune=immune):
             self.others[seat] = Belief.anywhere(self.know)
-            self.others[seat].update(self.know, command.go, moved, keep_facts=False)
+            self.others[seat].update(self.know, command.go, moved, keep_facts=False, immune=immune)
 
     # --- decisions
 
