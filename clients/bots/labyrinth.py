@@ -136,6 +136,9 @@ taken again: the explorer does something else (pits and rivers can make a cycle 
 that teaches it nothing)."""
 CARRIER = 1.6
 """How much more hitting a player who may carry a treasure is worth."""
+RUMOUR = 4.0
+"""How many moves a treasure carrier would go out of its way to try an outer side another
+player was heard to walk out by (times the chance it was that side)."""
 
 
 class Knowledge:
@@ -548,6 +551,7 @@ class ExplorerBot:
         self.carried = False
         self.carriers: set[int] = set()
         self.immune: set[int] = set()  # the other players heard to be immune
+        self.rumours: dict[tuple[Cell, str], float] = {}  # outer sides others walked out by
         self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
         self.named = False  # option 7.3: shots name their target,
@@ -723,8 +727,12 @@ class ExplorerBot:
             belief.diffuse(self.know)
             return
         if not belief.update(self.know, command.go, moved, keep_facts=False, immune=immune):
-            self.others[seat] = Belief.anywhere(self.know)
-            self.others[seat].update(self.know, command.go, moved, keep_facts=False, immune=immune)
+            belief = self.others[seat] = Belief.anywhere(self.know)
+            belief.update(self.know, command.go, moved, keep_facts=False, immune=immune)
+        if moved[0] == "out":  # an open exit where it stood
+            for cell, w in belief.weights.items():
+                side = (cell, command.go)
+                self.rumours[side] = max(self.rumours.get(side, 0.0), w)
 
     # --- decisions
 
@@ -898,8 +906,10 @@ class ExplorerBot:
         options = []
         for cost, act, into_unknown, outer in frontier:
             penalty = 0.0 if into_unknown else 1.5
+            if outer and carrying:  # an exit another player was heard to walk out by
+                penalty -= RUMOUR * self.rumours.get(outer, 0.0)
             if outer:
-                penalty += -1.0 if carrying else 2.0
+                penalty += -2.0 if carrying else 2.0
             options.append((cost + penalty + self.rng.random() * 0.5, act))
         chosen = best(options)
         if chosen is not None:
@@ -912,18 +922,18 @@ class ExplorerBot:
         return ("go", self.rng.choice(free or list(DIRECTIONS)))
 
     def search(self, know: Knowledge, here: Cell, me: dict[str, Any]) -> tuple[
-            dict[Cell, float], dict[Cell, Action], list[tuple[float, Action, bool, bool]],
+            dict[Cell, float], dict[Cell, Action], list[tuple[float, Action, bool, tuple[Cell, str] | None]],
             list[tuple[float, Action]], list[tuple[float, Action]]]:
         """Cheapest routes from `here` over what is known: the distance to each cell and the
         first action towards it; the frontier (a side or a cell whose outcome is unknown:
-        cost, first action, whether it leads to an unknown cell, whether it is an outer
-        side); the known open exits and the outer walls that may be closed exits (cost,
+        cost, first action, whether it leads to an unknown cell, the side when it is an
+        outer side); the known open exits and the outer walls that may be closed exits (cost,
         first action)."""
         immune = me["immune"]
         grenades = me["grenades"]
         dist: dict[Cell, float] = {here: 0.0}
         first: dict[Cell, Action] = {}
-        frontier: list[tuple[float, Action, bool, bool]] = []
+        frontier: list[tuple[float, Action, bool, tuple[Cell, str] | None]] = []
         exits: list[tuple[float, Action]] = []
         walls: list[tuple[float, Action]] = []
         queue: list[tuple[float, Cell]] = [(0.0, here)]
@@ -950,12 +960,12 @@ class ExplorerBot:
                 if d == "flow":
                     target = know.flows.get(cell)
                     if target is None:
-                        frontier.append((cost + 3, begin(cell, ("go", d)), True, False))
+                        frontier.append((cost + 3, begin(cell, ("go", d)), True, None))
                         continue
                 elif d == "loop":
                     target = know.pits.get(cell)
                     if target is None:
-                        frontier.append((cost + 3, begin(cell, ("go", d)), True, False))
+                        frontier.append((cost + 3, begin(cell, ("go", d)), True, None))
                         continue
                 else:
                     side = know.sides.get((cell, d))
@@ -966,7 +976,7 @@ class ExplorerBot:
                             exits.append((cost + 1, begin(cell, ("go", d))))
                         elif side is None:
                             if not (on_mite and cell == here):
-                                frontier.append((cost + 1, begin(cell, ("go", d)), False, True))
+                                frontier.append((cost + 1, begin(cell, ("go", d)), False, (cell, d)))
                         elif side == "wall" and grenades:
                             walls.append((cost + 1, begin(cell, ("blow", d))))
                         continue
@@ -974,7 +984,7 @@ class ExplorerBot:
                         continue
                     if side is None:
                         if not (on_mite and cell == here):
-                            frontier.append((cost + 1, begin(cell, ("go", d)), nxt not in know.types, False))
+                            frontier.append((cost + 1, begin(cell, ("go", d)), nxt not in know.types, None))
                         continue
                     if side == "wall":
                         if not grenades or me["infected"]:
@@ -983,7 +993,7 @@ class ExplorerBot:
                     target = resolve(know, nxt)
                     if target is None:
                         if not (on_mite and cell == here):
-                            frontier.append((cost + extra + 2, begin(cell, (act, d)), True, False))
+                            frontier.append((cost + extra + 2, begin(cell, (act, d)), True, None))
                         continue
                 if know.types.get(target) == "encephalitis" and not immune:
                     extra += 25.0

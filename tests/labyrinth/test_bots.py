@@ -168,6 +168,16 @@ def test_a_river_carries_the_explorer_next_to_the_river_cell() -> None:
     assert (("t", (2, 3)), "river") in belief.common()
 
 
+def test_an_immune_player_hears_land_on_an_encephalitis_cell() -> None:
+    know = Knowledge(SHAPE)
+    know.types[(2, 3)] = "encephalitis"
+    know.set_side((2, 2), "right", "open")
+    belief = Belief.at((2, 2))
+    assert not belief.update(know, "right", ["land"], keep_facts=True)
+    assert belief.update(know, "right", ["land"], keep_facts=True, immune=True)
+    assert belief.weights == {(2, 3): 1.0}
+
+
 def test_answers_that_fit_no_candidate_are_refused() -> None:
     know = Knowledge(SHAPE)
     know.types[(2, 3)] = "land"
@@ -200,6 +210,7 @@ def test_another_players_moves_narrow_where_it_may_be() -> None:
                                                                                "Return to the labyrinth with the next move"]}}
     bot.act(view(round_=3, moves=0, others=[other]))
     assert bot.others[1].weights == {(1, 4): 1.0}
+    assert bot.rumours[((1, 4), "right")] == 1.0  # an exit a treasure carrier will try
 
 
 def test_it_shoots_along_a_line_where_another_player_likely_stands() -> None:
