@@ -305,6 +305,10 @@ def test_words_for_another_player_say_whom_they_are_for() -> None:
 # --- a person at `daedalus play`, end to end ---------------------------------------------------
 
 
+WAIT = 30.0
+"""Seconds the end-to-end test waits for a line: a loaded machine starts a process slowly."""
+
+
 class Skipper:
     """Player 2 for the end-to-end test: starts on 5,2, then skips every move."""
 
@@ -335,32 +339,32 @@ async def test_a_person_plays_in_the_terminal_against_a_bot() -> None:
     async with EmbeddedServer() as srv, terminals(srv.url) as launch:
         ann = await launch("ann", "--game", "labyrinth", "--option", f"plan=@{LABYRINTH_PLAN}",
                            "--option", "players=2", "--name", "ann")
-        match_id = (await ann.expect(r"^created match (\S+) \(labyrinth")).group(1)
-        await ann.expect(r"^you are ann in seat 0")
+        match_id = (await ann.expect(r"^created match (\S+) \(labyrinth", WAIT)).group(1)
+        await ann.expect(r"^you are ann in seat 0", WAIT)
         async with DaedalusHttp(srv.url) as http:
             token = (await http.claim_seat(match_id, "bot", 1))["token"]
         conn = MatchConnection(srv.url, match_id, token=token)
         await conn.connect()
         bot = asyncio.create_task(play_bot(conn, Skipper()))
         try:
-            await ann.expect(r"^\* Player 1, choose your start cell  <- you: start ROW,COLUMN$")
+            await ann.expect(r"^\* Player 1, choose your start cell  <- you: start ROW,COLUMN$", WAIT)
             await ann.type("start 2,5")
-            await ann.expect(r"^\* You start at 2,5  \(to you alone\)$")
-            await ann.expect(r"^\* Player 1's turn  <- your move$")
+            await ann.expect(r"^\* You start at 2,5  \(to you alone\)$", WAIT)
+            await ann.expect(r"^\* Player 1's turn  <- your move$", WAIT)
             await ann.type("go sideways")
-            await ann.expect(r"^\? not a move \(help lists them\):$")
-            await ann.expect(r"^  go sideways$")
-            await ann.expect(r"^     \^ column 4: expected where to go")
+            await ann.expect(r"^\? not a move \(help lists them\):$", WAIT)
+            await ann.expect(r"^  go sideways$", WAIT)
+            await ann.expect(r"^     \^ column 4: expected where to go", WAIT)
             await ann.type("go down")
-            await ann.expect(r"^\*     Walked onto land$")
-            await ann.expect(r"^\* Player 1's turn  <- your move$")
-            await ann.expect(r"^your map, from what the game master told you \(you are at 3,5, @\):$")
-            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@  ·$")
+            await ann.expect(r"^\*     Walked onto land$", WAIT)
+            await ann.expect(r"^\* Player 1's turn  <- your move$", WAIT)
+            await ann.expect(r"^your map, from what the game master told you \(you are at 3,5, @\):$", WAIT)
+            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@  ·$", WAIT)
             await ann.type("go right")
-            await ann.expect(r"^\*     Cannot move - hit a wall$")
-            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@\| ·$")
+            await ann.expect(r"^\*     Cannot move - hit a wall$", WAIT)
+            await ann.expect(r"^ 3   ·   ·   ·   ·   \.@\| ·$", WAIT)
             await ann.type("quit")
-            assert await ann.finish() == 0
+            assert await ann.finish(WAIT) == 0
         finally:
             bot.cancel()
             await conn.close()
