@@ -1,0 +1,209 @@
+"""Labyrinth: what a viewer receives depends only on what the rules let it know (5, 6.1,
+6.7, 6.8; shared/RULINGS.md).
+
+Two worlds of one match, played with the same commands, differ in something hidden:
+a cell nothing has revealed, a player's start cell, what a dark or semi-dark move did.
+Every seat that may not know the difference, and a spectator, must receive the same
+update frames of both, byte for byte, until the rules make the difference public
+(tests/labyrinth/leak_helpers.py says how that point is found: from the rules' own
+words, never from the projection under test).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, assume, event, given, note, settings
+from hypothesis import strategies as st
+
+from domain.games.labyrinth import rules
+from domain.games.labyrinth.generate import GenerateOptions, generate
+from domain.games.labyrinth.moves import Command, Leave
+from domain.games.labyrinth.plan import DIRECTIONS, Cell, Plan, River, Side, step
+from domain.rng import Rng
+from projections.contract import TwinWorld
+from tests.labyrinth.leak_helpers import (
+    Cuts,
+    Pair,
+    accepts,
+    changes,
+    check_streams,
+    could_reveal,
+    first_valid,
+    game_options,
+    match_options,
+    move_body,
+    pits_kept,
+    play_alone,
+    play_both,
+    rehearsal,
+    resolved,
+    turn_commands,
+)
+
+SETTINGS = settings(max_examples=int(os.environ.get("LEAK_EXAMPLES", "12")), deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def draw_plan(seed: int, players: int) -> Plan:
+    return generate(GenerateOptions(rows=5, columns=6, players=players), Rng(seed.to_bytes(8, "big"), "plan"))
+
+
+# --- 1. a cell nothing revealed ------------------------------------------------------------------
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
+       entries=st.integers(3, 30), data=st.data())
+def test_a_cell_nothing_could_reveal_changes_no_stream(
+        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+    plan = draw_plan(seed, players)
+    match_seed = seed.to_bytes(32, "big")
+    a = rehearsal(plan, players, extra, match_seed)
+    history = play_alone(a, data, entries)
+    seen = could_reveal(plan, history)
+    hidden = sorted(plan.cells - seen)
+    assume(hidden)
+    cell = data.draw(st.sampled_from(hidden), label="the changed cell")
+    changed = first_valid(data, changes(plan, cell),
+                          lambda other: pits_kept(plan, other, seen) and accepts(other, players, extra))
+    assume(changed is not None)
+    assert changed is not None
+    how, other = changed
+    note(f"cell {cell}: {how}; {len(history)} commands; cells that could tell: {sorted(seen)}")
+    event(f"changed: {how.split()[0] if how[0] in 'ti' else how}")
+    event(f"commands: {'under 10' if len(history) < 10 else '10 or more'}")
+    first = a.world()
+    second = TwinWorld(options=match_options(other, players, extra), seed=first.seed,
+                       created=first.created, script=first.script)
+    played = play_both((first, second))
+    for seq, (x, y) in enumerate(zip(played[0].outcomes, played[1].outcomes, strict=True)):
+        if (x.rejection, resolved(x)) != (y.rejection, resolved(y)):
+            # the rules themselves told the worlds apart: the set missed an effect
+            raise AssertionError(
+                f"the cells that could tell ({sorted(seen)}) missed an effect: with cell {cell} "
+                f"changed ({how}), entry {seq + 1} resolves differently:\n{x}\n{y}")
+    check_streams(played, Cuts(None, {}))
+
+
+def _events(pair: Pair) -> None:
+    note(f"compared: {pair.until} steps of {pair.steps}; told apart early: {pair.informed}")
+    compared = pair.steps if pair.until is None else pair.until
+    event(f"steps compared: {'under 10' if compared < 10 else 'under 20' if compared < 20 else '20 or more'}")
+    event(f"seats told something that differs before the public: {len(pair.informed)}")
+
+
+# --- 2. another player's start cell --------------------------------------------------------------
+
+
+def _twin_cells(plan: Plan) -> list[tuple[Cell, Cell]]:
+    """Pairs of cells of one type with the same things lying there (none a river: a river
+    start is refused)."""
+    def what(cell: Cell) -> object:
+        items = plan.items_at(cell)
+        treasure = plan.treasure_at(cell)
+        return (plan.type_at(cell), None if items is None else (items.bullets, items.grenades, items.landmines),
+                None if treasure is None else treasure.is_true)
+    cells = sorted(c for c in plan.cells if not isinstance(plan.type_at(c), River))
+    return [(x, y) for i, x in enumerate(cells) for y in cells[i + 1:] if what(x) == what(y)]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
+       entries=st.integers(1, 30), data=st.data())
+def test_a_start_cell_reaches_only_its_player(
+        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+    plan = draw_plan(seed, players)
+    k = data.draw(st.integers(0, players - 1), label="k")
+    here, there = data.draw(st.sampled_from(_twin_cells(plan)), label="k's two start cells")
+    others = [c for c in sorted(plan.cells) if c not in (here, there) and not isinstance(plan.type_at(c), River)]
+    starts = data.draw(st.permutations(others), label="other starts")[:players]
+    starts_a = [here if s == k else starts[s] for s in range(players)]
+    starts_b = [there if s == k else starts[s] for s in range(players)]
+    note(f"seat {k} starts on {here} or {there}; the others on {starts_a}")
+    match_seed = seed.to_bytes(32, "big")
+    pair = Pair(rehearsal(plan, players, extra, match_seed), rehearsal(plan, players, extra, match_seed),
+                excluded=(k,))
+    while pair.a.gs.core.phase == "start" and pair.until is None:
+        seat = rules.to_act(pair.a.gs.core)
+        assert seat is not None
+        outcome = pair.step(seat, {"type": "start", "cell": list(starts_a[seat])},
+                            {"type": "start", "cell": list(starts_b[seat])})
+        assert outcome is not None and outcome[0].rejection is None, outcome
+    assert pair.until is None, f"the start cells were told apart in public at step {pair.until}"
+    pair.play(data, entries, dark=k)
+    _events(pair)
+    check_streams(play_both(pair.worlds()), pair.cuts())
+
+
+# --- 3. another player's dark results ------------------------------------------------------------
+
+SAID_AT_THE_END = frozenset({"won_treasure", "won_kill", "draw_treasure_lost", "no_survivor", "survivor",
+                             "survivor_failed", "lost_outside", "quiet", "draw_nstop"})
+"""What a dark move may let everyone hear that differs: the end of the game (6.7), and the
+rounds without a change (3.6, counted in public)."""
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
+       entries=st.integers(0, 30), semi=st.booleans(), data=st.data())
+def test_a_dark_result_reaches_only_its_player(
+        seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool, data: st.DataObject) -> None:
+    plan = draw_plan(seed, players)
+    k = data.draw(st.integers(0, players - 1), label="k")
+    cells = [c for c in sorted(plan.cells) if not isinstance(plan.type_at(c), River)]
+    starts = data.draw(st.permutations(cells), label="starts")[:players]
+    home = starts[k]
+    ways = [d for d in DIRECTIONS if plan.side(home, d) is Side.PASSAGE and step(home, d) not in starts]
+    assume(ways)
+    direction = data.draw(st.sampled_from(ways), label="k goes")
+    target = step(home, direction)
+    # what lies there (k picks up something in one world only), or the cell's type (k is
+    # carried by a river, falls into a pit, wakes a mite, is healed... in one world only)
+    things = data.draw(st.booleans(), label="things lying there, not the type")
+    kinds = [(how, p) for how, p in changes(plan, target) if how.startswith("type") != things]
+    changed = first_valid(data, kinds, lambda other: accepts(other, players, extra))
+    assume(changed is not None)
+    assert changed is not None
+    how, other = changed
+    # k's dark move into `target`: a movement alone, or with actions and conditions, after
+    # leaving things behind (a player with three bullets and a landmine picks up neither)
+    base = data.draw(st.just(Command(go=direction)) | turn_commands.map(
+        lambda c: c if c.kind == "move" else Command(go=direction)), label="move")
+    room = data.draw(st.sampled_from([(), (Leave("bullet", 2),), (Leave("landmine"),),
+                                      (Leave("bullet", 1), Leave("landmine"))]), label="left first")
+    dark = Command(kind="move", before=room + base.before, go=direction, after=base.after, when=base.when,
+                   dark=True, tell_wall=semi)
+    note(f"seat {k} on {home} goes {direction} into {target}: {how}; {dark}")
+    match_seed = seed.to_bytes(32, "big")
+    pair = Pair(rehearsal(plan, players, extra, match_seed), rehearsal(other, players, extra, match_seed),
+                excluded=(k,))
+    for _ in range(players):
+        seat = rules.to_act(pair.a.gs.core)
+        assert seat is not None
+        body = {"type": "start", "cell": list(starts[seat])}
+        assert pair.step(seat, body, body) is not None
+    assert pair.until is None, f"a cell next to a start was told in public at step {pair.until}"
+    while rules.to_act(pair.a.gs.core) != k:  # the others skip until k's turn
+        seat = rules.to_act(pair.a.gs.core)
+        assert seat is not None
+        skip = {"type": "move", "move": "skip"}
+        assert pair.step(seat, skip, skip) is not None
+        assert pair.until is None
+    body = move_body(data, dark)
+    outcome = pair.step(k, body, body)
+    if outcome is None:  # refused in both (a named target, say): the movement alone
+        body = move_body(data, Command(go=direction, dark=True, tell_wall=semi))
+        outcome = pair.step(k, body, body)
+    assert outcome is not None and outcome[0].rejection is None, outcome
+    said = [resolved(o)[0].said for o in outcome]
+    # (items lying on a river cell k is carried past, say, change nothing it does)
+    assume(said[0] != said[1] or pair.a.gs.core.players[k] != pair.b.gs.core.players[k])
+    if pair.until is not None:
+        public = [{e.key for e in s if e.to is None} for s in said]
+        assert public[0] ^ public[1] <= SAID_AT_THE_END, (
+            f"a dark move is told apart in public: {said[0]} / {said[1]}")
+    pair.play(data, entries, dark=k)
+    _events(pair)
+    check_streams(play_both(pair.worlds()), pair.cuts())
