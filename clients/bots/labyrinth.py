@@ -738,7 +738,7 @@ class ExplorerBot:
 
     def choose_order(self, me: dict[str, Any]) -> Cell | None:
         """A new cell after a wound: next to a hospital known, else far from here."""
-        if not me["may_order"] or self.know is None or self.me is None:
+        if not me["may_order"] or me["outside"] or self.know is None or self.me is None:
             return None
         know = self.know
         here, _ = self.me.top()
