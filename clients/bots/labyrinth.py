@@ -5,24 +5,33 @@ their own belongings and what they were told alone.
 - `explorer` (`ExplorerBot`): keeps a belief over the plan and over where everyone
   stands, built from what it was told (its start cell and its type, the answers to its
   own moves, the other players' last moves and their answers), and plays with a purpose:
-  explores the cells and sides it does not know, picks up a treasure and heads for an
-  exit it has found (blowing an outer wall when it knows no open exit), goes to a
+  explores the cells and sides it does not know, picks up a treasure and carries it to
+  an exit it has found (first trying outer sides another player was heard to walk out
+  by, then blowing outer walls), comes back in after a fake treasure crumbled, goes to a
   hospital when wounded or infected, orders a new cell next to a hospital after a wound,
-  shoots when another player is likely on its line of fire, never walks into a wall it
-  knows and never stays on an encephalitis cell.
+  shoots when another player is likely on its line of fire (a treasure carrier sooner),
+  never walks into a wall it knows, never stays on an encephalitis cell, and breaks off
+  an action it keeps repeating from one cell. It plays by the match's options 7.3 (a
+  named target, the shooting range, damp powder) and 7.4 (deep, shallow or turbulent
+  rivers).
 - `random`: chooses a random start cell, then a random movement a turn, sometimes with a
   shot, a grenade or a status question first.
 
-The explorer's belief (`Knowledge`, `Belief`): what it knows of the plan (cell types,
-sides: passage, wall, open exit, a wall that survived a grenade; river flows, the next
-pit of a pit), and for each player a weighted set of cells it may stand on. A move's
-answer is explained by a small model of the rules (deep rivers, pit loops, walls, exits):
-each candidate cell is carried forward to the cells the answer allows, weighted by how
-likely the unknown parts of the plan are (`PRIOR`, `P_WALL`, `P_EXIT`), and a candidate
-the answer rules out is dropped. Its own candidates carry what they assumed of the plan;
-once one candidate remains (or one holds nearly all the weight) its assumptions become
-knowledge. When the answers contradict every candidate (a wall was blown, another player
-ordered a new cell), the belief starts again from every cell.
+The explorer's belief (`Knowledge`, `Belief`): what it knows of the plan (cell types;
+sides: passage, wall, open exit, a wall that survived a grenade; river flows; the next
+pit of a pit; treasures seen), and for each player weighted candidates for its cell. A
+move's answers (read back into rules.PHRASES keys) are explained by a small model of the
+rules (`outcomes`: walls, exits, rivers, pit loops): each candidate is carried to the
+cells the answer allows, weighted by how likely the unknown parts of the plan are
+(`PRIOR`, `P_WALL`, `P_EXIT`), and dropped when the answer rules it out. The explorer's
+own candidates carry what they assumed of the plan on the way; what candidates holding
+nearly all the weight assumed becomes knowledge (`SURE`), and a cell holding `CERTAIN`
+of the weight is taken for its position. While unsure of its position it makes the move
+whose answer tells most about it (the mutual information of answer and candidate, less
+the chance of a pit or a river, which would scatter it again), else plans from its
+likeliest cell. An answer no candidate explains (a wall blown by someone else, a wrong
+guess) makes it forget the walls, or at worst everything, and start again from every
+cell. Shots update the others' candidates too: no scream, nobody was on the line.
 """
 
 from __future__ import annotations
@@ -441,13 +450,6 @@ class Belief:
         particles = [(c, w * factors.get(c, 1.0), f) for c, w, f in self.particles]
         if sum(w for _, w, _ in particles) > 1e-12:
             self.reset(particles)
-
-
-def movement_keys(answers: Sequence[str]) -> list[str]:
-    """The answers about the movement, in order (a return into the labyrinth is followed
-    by the words of the cell it enters)."""
-    keys = [read_answer(a)[0] for a in answers]
-    return [k for k in keys if k in MOVEMENT]
 
 
 # --- the explorer ----------------------------------------------------------------------------
