@@ -221,6 +221,14 @@ def describe(ms: MatchState, event: Any) -> list[str]:
         return []
     who = "" if event.seat is None else f"player {event.seat + 1} "
     head = f"{who}{ACTS[event.act]}"
+    if event.act == "move" and isinstance(event.body, dict):
+        kind = event.body.get("kind")
+        if kind == "status":
+            head = f"{who}asks its status (6.4)"
+        elif kind == "recall":
+            head = f"{who}asks for player {event.body.get('player')}'s last move (6.3)"
+        elif kind == "skip":
+            head = f"{who}skips"
     if event.act in PRIVATE_BODY and event.body is not None:
         head += f" ({cell_name((event.body[0], event.body[1]))})"
     if event.act == "vote":

@@ -251,6 +251,7 @@ def test_a_break_adds_break_seconds_before_the_move() -> None:
     event = resolved(send(d, {"type": "break"}, seat, T0 + 20))
     assert keys(event) == ["break"]
     assert d.deadline() == T0 + 20 + BREAK_MS + MOVE_MS
+    assert event.said[0].args["seconds"] == BREAK_MS / 1000  # said on the match's clock
     assert views.view(d.ms, Viewer(None))["breaks"] == [seat]
     refused = send(d, {"type": "break"}, seat, T0 + 30)
     assert refused.rejection is not None and refused.rejection.code == "no_break"

@@ -928,7 +928,7 @@ def vote_break(state: State, seat: int, yes: bool) -> tuple[State, tuple[Event, 
     ayes = sum(1 for v in votes.values() if v)
     noes = len(votes) - ayes
     if 2 * ayes > voters or (len(votes) == voters and ayes == noes):
-        said.append(Event("break_agreed", args={"seconds": state.options.break_seconds}))
+        said.append(Event("break_agreed", args={"seconds": break_length(state.options)}))
         return msgspec.structs.replace(state, votes=None), tuple(said)
     if 2 * noes > voters or len(votes) == voters:
         said.append(Event("break_refused"))
@@ -946,7 +946,14 @@ def take_break(state: State, seat: int) -> tuple[State, tuple[Event, ...]]:
     if len(breaks) >= 2 and 2 * len(breaks) >= sum(1 for p in state.players if p.in_play):
         breaks = ()
     return msgspec.structs.replace(state, breaks=breaks), (
-        Event("break", seat, {"seconds": state.options.break_seconds}),)
+        Event("break", seat, {"seconds": break_length(state.options)}),)
+
+
+def break_length(options: Options) -> int | float:
+    """The seconds a break lasts: `break_seconds` on the match's clock (times
+    `clock_scale`), as a whole number when it is one."""
+    seconds = round(options.break_seconds * options.clock_scale, 3)
+    return int(seconds) if seconds == int(seconds) else seconds
 
 
 def _check_turn(state: State, seat: int) -> None:
