@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--audit", default=None, metavar="KEY",
         help="watch the match given by --match with the full view, by its audit key (the host "
-        "of a plan or maze it supplied, during the match; anyone with the key, after it)",
+        "of a plan or maze it supplied, during the match; anyone with the key, after it; "
+        "default: none)",
     )
     play.add_argument("--since", type=int, default=0, help=argparse.SUPPRESS)
     play.add_argument(

@@ -69,6 +69,10 @@ def event_lines(terminal: Terminal | None, view: dict[str, Any], events: list[di
     return lines
 
 
+REVEALED_INLINE = 200
+"""The longest revealed setup printed whole on its line."""
+
+
 def engine_line(event: dict[str, Any]) -> str:
     """An engine event (projections.common.engine_event) in words."""
     kind = event["type"]
@@ -78,9 +82,13 @@ def engine_line(event: dict[str, Any]) -> str:
         return "the match starts"
     if kind == "match_ended":
         winner = "a draw" if event.get("winner") is None else f"seat {event['winner']} wins"
-        return f"the match ends: {winner} ({event.get('reason')}), scores {list(event.get('scores') or ())}"
+        scores = list(event.get("scores") or ())
+        return f"the match ends: {winner} ({event.get('reason')})" + (f", scores {scores}" if scores else "")
     if kind == "revealed":
-        return f"revealed seed {event['seed']} and setup {json.dumps(event['setup'], sort_keys=True)}"
+        setup = json.dumps(event["setup"], sort_keys=True)
+        if len(setup) > REVEALED_INLINE:  # a plan or a maze: the full view shows it drawn
+            setup = f"({len(setup):,} characters of JSON: the log and the full view have it)"
+        return f"revealed seed {event['seed']} and setup {setup}"
     return json.dumps(event, sort_keys=True)
 
 
