@@ -3,7 +3,12 @@ rules, and the explorer's belief follows what it is told, from views written by 
 
 from __future__ import annotations
 
+import json
 import random
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +26,7 @@ from domain.games.labyrinth import game, rules
 from domain.games.labyrinth.moves import parse_command
 from domain.games.labyrinth.rules import Event
 
+ROOT = Path(__file__).resolve().parents[2]
 RULE_ENDINGS = {game.REASONS[r] for r in ("treasure", "kill", "nstop", "skips")}
 
 
@@ -280,6 +286,21 @@ def test_out_with_a_fake_treasure_it_comes_back_the_way_it_left() -> None:
     commands = bot.act(view(round_=4, moves=2, carries=None, outside=True, last={"move": "go left", "answers": [
         "Walked out of the labyrinth", "The treasure crumbled to ashes; return to the labyrinth with the next move"]}))
     assert go_of(commands) == "right"
+
+
+def test_bots_command_plays_five_players_through_the_embedded_server(tmp_path: Path) -> None:
+    """`daedalus bots labyrinth --players 5` over websockets: the match has five seats (the
+    receipts the server signed name them), it ends, and its log verifies."""
+    receipts = tmp_path / "receipts.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "bots", "labyrinth", "--players", "5", "--matches", "1",
+         "--clock-scale", "0.01", "--verify", "--seed", "3", "--receipts", str(receipts)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"match \w+ winner=([0-4]|draw) rounds=\d+\n", done.stdout), done.stdout
+    seats = {json.loads(line).get("seat") for line in receipts.read_text().splitlines()}
+    assert seats - {None} == {0, 1, 2, 3, 4}
 
 
 def test_bots_players_flag_needs_a_game_with_that_option(capsys: pytest.CaptureFixture[str]) -> None:
