@@ -554,6 +554,7 @@ class ExplorerBot:
         self.carriers: set[int] = set()
         self.immune: set[int] = set()  # the other players heard to be immune
         self.rumours: dict[tuple[Cell, str], float] = {}  # outer sides others walked out by
+        self.suspects: set[int] = set()  # the others who may have been wounded since they moved
         self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
         self.named = False  # option 7.3: shots name their target,
@@ -658,6 +659,8 @@ class ExplorerBot:
         certain_before = len(self.me.weights) == 1
         if sent.get("shot") and certain_before:
             self.heard_shot(before, sent["shot"], "scream" in keys[: keys.index(moved[0])])
+        if "scream" in keys or "mine_blast" in keys:
+            self.suspects |= set(self.others)
         if sent.get("blow") and certain_before and moved[0] == "wall":
             know.set_side(before, sent["blow"], "solid")
         if moved[0] == "out":
@@ -715,6 +718,8 @@ class ExplorerBot:
         except MoveError:
             command = None
         keys = [read_answer(a)[0] for a in last_move["answers"]]
+        if "scream" in keys or "mine_blast" in keys:  # someone else was wounded
+            self.suspects |= set(self.others) - {seat}
         if "found" in keys and "treasure" in " ".join(last_move["answers"]):
             self.carriers.add(seat)
         if "crumbled" in keys or "mine_blast" in keys:
@@ -725,9 +730,15 @@ class ExplorerBot:
         immune = seat in self.immune
         if "immune" in keys:
             self.immune.add(seat)
+        suspect = seat in self.suspects
+        self.suspects.discard(seat)
         if jumped or command.dark or not moved:
             belief.diffuse(self.know)
             return
+        if suspect:  # it may have ordered a new cell before this move (5.5)
+            anywhere = Belief.anywhere(self.know)
+            belief.reset([*((c, w / 2, NO_FACTS) for c, w, _ in belief.particles),
+                          *((c, w / 2, NO_FACTS) for c, w, _ in anywhere.particles)])
         if not belief.update(self.know, command.go, moved, keep_facts=False, immune=immune):
             belief = self.others[seat] = Belief.anywhere(self.know)
             belief.update(self.know, command.go, moved, keep_facts=False, immune=immune)

@@ -219,6 +219,24 @@ def test_another_players_moves_narrow_where_it_may_be() -> None:
     assert bot.rumours[((1, 4), "right")] == 1.0  # an exit a treasure carrier will try
 
 
+def test_a_scream_makes_the_others_suspected_of_a_new_cell() -> None:
+    """A scream in another player's answers: every third player may have been wounded and
+    order a new cell, so its next move is read from anywhere as well as from where it was."""
+    bot = ExplorerBot(random.Random(9))
+    quiet = {"seat": 2, "standing": "playing", "started_on": "land", "moves": 0, "last_move": None}
+    shooter = {"seat": 1, "standing": "playing", "started_on": "land", "moves": 0, "last_move": None}
+    bot.act(view(round_=1, moves=0, others=[shooter, quiet]))
+    bot.others[2] = Belief.at((4, 4))
+    shooter = {**shooter, "moves": 1, "last_move": {"move": "shoot up, go left", "answers": [
+        "shoot up - two bullets left, none on the ground", "A scream is heard!", "Walked onto land"]}}
+    bot.act(view(round_=2, moves=0, others=[shooter, quiet]))
+    assert bot.suspects == {2}
+    quiet = {**quiet, "moves": 1, "last_move": {"move": "go up", "answers": ["Walked into a hospital"]}}
+    bot.act(view(round_=3, moves=0, others=[shooter, quiet]))
+    assert bot.suspects == set()
+    assert (3, 4) in bot.others[2].weights and len(bot.others[2].weights) > 1
+
+
 def test_it_shoots_along_a_line_where_another_player_likely_stands() -> None:
     bot = ExplorerBot(random.Random(6))
     bot.act(view(round_=1, moves=0))
