@@ -604,9 +604,9 @@ class ExplorerBot:
     def observe(self, seat: int, gs: dict[str, Any], view: dict[str, Any]) -> None:
         me = gs["me"]
         if self.know is None:
-            self.know = Knowledge(gs["shape"])
-            self.know.rivers = str((view.get("options") or {}).get("rivers", "deep"))  # 7.4
             options = view.get("options") or {}
+            self.know = Knowledge(gs["shape"])
+            self.know.rivers = str(options.get("rivers", "deep"))  # 7.4
             self.named = bool(options.get("named_target", False))
             self.range = options.get("shooting_range")
             self.damp = bool(options.get("damp_powder", False))
