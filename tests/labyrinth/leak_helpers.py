@@ -178,6 +178,39 @@ def play_alone(w: Rehearsal, data: st.DataObject, entries: int) -> list[Step]:
     return done
 
 
+SKIP: dict[str, Any] = {"type": "move", "move": "skip"}
+WAYS_BACK: tuple[dict[str, Any], ...] = tuple({"type": "move", "move": f"go {d}"} for d in DIRECTIONS)
+"""A player outside the labyrinth may not skip: it walks back in (or is lost, 3.4)."""
+
+
+def _closing(gs: lab.State, seat: int) -> tuple[dict[str, Any], ...]:
+    """What `seat` tries, in order, to bring the match to its end: a start cell the rules
+    accept while the starts are chosen; then a skip, or a way back in from outside."""
+    if gs.core.phase == "start":
+        return tuple({"type": "start", "cell": list(c)} for c in rules.start_candidates(gs.core, seat))
+    return (SKIP, *WAYS_BACK)
+
+
+def finish(w: Rehearsal) -> list[Step]:
+    """Every player skips (or walks back in from outside) until the match ends, by the
+    skips (6.6) or otherwise: the accepted commands (the start cells chosen first, if
+    they are not yet)."""
+    done: list[Step] = []
+    for _ in range(200):
+        if w.ms.ended:
+            return done
+        seat = rules.to_act(w.gs.core)
+        assert seat is not None
+        for body in _closing(w.gs, seat):
+            before, mark = w.gs, w.mark()
+            outcome = w.step("command", seat, body, w.ts + 1)
+            if outcome.rejection is None:
+                done.append(Step(seat, body, before, w.gs, outcome))
+                break
+            w.rewind(mark)
+    raise AssertionError("the skips did not end the match")
+
+
 # --- what the rules said -------------------------------------------------------------------------
 
 
@@ -466,6 +499,19 @@ class Pair:
             if told(oa, s) != told(ob, s) or own_state(self.a.gs, s) != own_state(self.b.gs, s):
                 self.informed[s] = index
         return oa, ob
+
+    def finish(self) -> None:
+        """Every player skips (or walks back in from outside) until the match ends or what
+        everyone hears differs."""
+        for _ in range(200):
+            if self.until is not None or self.a.ms.ended or self.b.ms.ended:
+                return
+            seat = rules.to_act(self.a.gs.core)
+            assert seat is not None
+            for body in _closing(self.a.gs, seat):
+                if self.step(seat, body, body) is not None:
+                    break
+        raise AssertionError("the skips did not end the match")
 
     def play(self, data: st.DataObject, entries: int, dark: int | None = None) -> None:
         """Up to `entries` more accepted commands drawn from the first world's state (the

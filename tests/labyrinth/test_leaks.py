@@ -12,24 +12,31 @@ words, never from the projection under test).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, assume, event, given, note, settings
 from hypothesis import strategies as st
 
+from domain.engine import MatchState
 from domain.games.labyrinth import rules
 from domain.games.labyrinth.generate import GenerateOptions, generate
 from domain.games.labyrinth.moves import Command, Leave
 from domain.games.labyrinth.plan import DIRECTIONS, Cell, Plan, River, Side, step
 from domain.rng import Rng
-from projections.contract import TwinWorld
+from projections import labyrinth as views
+from projections.contract import TwinWorld, Viewer
+from projections.registry import Hosted
 from tests.labyrinth.leak_helpers import (
+    LAB,
     Cuts,
     Pair,
     accepts,
     changes,
     check_streams,
     could_reveal,
+    finish,
     first_valid,
     game_options,
     match_options,
@@ -42,8 +49,12 @@ from tests.labyrinth.leak_helpers import (
     turn_commands,
 )
 
-SETTINGS = settings(max_examples=int(os.environ.get("LEAK_EXAMPLES", "12")), deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+SETTINGS = settings(max_examples=int(os.environ.get("LEAK_EXAMPLES", "15")), deadline=None,
+                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+"""A few matches each in the suite (LEAK_EXAMPLES=300 for a longer hunt). No shrinking: a
+failure names the viewer, the first frame that differs and both frames, and the draws
+that led there; shrinking two matches played side by side takes minutes."""
 
 
 def draw_plan(seed: int, players: int) -> Plan:
@@ -53,19 +64,24 @@ def draw_plan(seed: int, players: int) -> Plan:
 # --- 1. a cell nothing revealed ------------------------------------------------------------------
 
 
-@SETTINGS
-@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
-       entries=st.integers(3, 30), data=st.data())
-def test_a_cell_nothing_could_reveal_changes_no_stream(
-        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+CELL = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+        "entries": st.integers(3, 30), "data": st.data()}
+
+
+def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], entries: int,
+                                data: st.DataObject, hosted: Hosted = LAB) -> None:
     plan = draw_plan(seed, players)
     match_seed = seed.to_bytes(32, "big")
     a = rehearsal(plan, players, extra, match_seed)
-    history = play_alone(a, data, entries)
+    played = play_alone(a, data, entries)
+    history = played + finish(a)  # then everyone skips: the match ends (6.6)
     seen = could_reveal(plan, history)
     hidden = sorted(plan.cells - seen)
     assume(hidden)
-    cell = data.draw(st.sampled_from(hidden), label="the changed cell")
+    # often a cell next to one that could tell: where a leak by one cell would show
+    near = [c for c in hidden if any(step(c, d) in seen for d in DIRECTIONS)]
+    next_to = bool(near) and data.draw(st.booleans(), label="next to a cell that could tell")
+    cell = data.draw(st.sampled_from(near if next_to else hidden), label="the changed cell")
     changed = first_valid(data, changes(plan, cell),
                           lambda other: pits_kept(plan, other, seen) and accepts(other, players, extra))
     assume(changed is not None)
@@ -73,18 +89,25 @@ def test_a_cell_nothing_could_reveal_changes_no_stream(
     how, other = changed
     note(f"cell {cell}: {how}; {len(history)} commands; cells that could tell: {sorted(seen)}")
     event(f"changed: {how.split()[0] if how[0] in 'ti' else how}")
-    event(f"commands: {'under 10' if len(history) < 10 else '10 or more'}")
+    event(f"commands before the skips: {'under 10' if len(played) < 10 else '10 or more'}")
     first = a.world()
     second = TwinWorld(options=match_options(other, players, extra), seed=first.seed,
                        created=first.created, script=first.script)
-    played = play_both((first, second))
-    for seq, (x, y) in enumerate(zip(played[0].outcomes, played[1].outcomes, strict=True)):
+    both = play_both((first, second), hosted=hosted)
+    for seq, (x, y) in enumerate(zip(both[0].outcomes, both[1].outcomes, strict=True)):
         if (x.rejection, resolved(x)) != (y.rejection, resolved(y)):
             # the rules themselves told the worlds apart: the set missed an effect
             raise AssertionError(
                 f"the cells that could tell ({sorted(seen)}) missed an effect: with cell {cell} "
                 f"changed ({how}), entry {seq + 1} resolves differently:\n{x}\n{y}")
-    check_streams(played, Cuts(None, {}))
+    check_streams(both, Cuts(None, {}), hosted)
+
+
+@SETTINGS
+@given(**CELL)
+def test_a_cell_nothing_could_reveal_changes_no_stream(
+        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+    a_cell_nothing_could_reveal(seed, players, extra, entries, data)
 
 
 def _events(pair: Pair) -> None:
@@ -109,11 +132,12 @@ def _twin_cells(plan: Plan) -> list[tuple[Cell, Cell]]:
     return [(x, y) for i, x in enumerate(cells) for y in cells[i + 1:] if what(x) == what(y)]
 
 
-@SETTINGS
-@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
-       entries=st.integers(1, 30), data=st.data())
-def test_a_start_cell_reaches_only_its_player(
-        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+START = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+         "entries": st.integers(1, 30), "data": st.data()}
+
+
+def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject,
+                 hosted: Hosted = LAB) -> None:
     plan = draw_plan(seed, players)
     k = data.draw(st.integers(0, players - 1), label="k")
     here, there = data.draw(st.sampled_from(_twin_cells(plan)), label="k's two start cells")
@@ -133,8 +157,16 @@ def test_a_start_cell_reaches_only_its_player(
         assert outcome is not None and outcome[0].rejection is None, outcome
     assert pair.until is None, f"the start cells were told apart in public at step {pair.until}"
     pair.play(data, entries, dark=k)
+    pair.finish()
     _events(pair)
-    check_streams(play_both(pair.worlds()), pair.cuts())
+    check_streams(play_both(pair.worlds(), hosted=hosted), pair.cuts(), hosted)
+
+
+@SETTINGS
+@given(**START)
+def test_a_start_cell_reaches_only_its_player(
+        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
+    a_start_cell(seed, players, extra, entries, data)
 
 
 # --- 3. another player's dark results ------------------------------------------------------------
@@ -145,11 +177,12 @@ SAID_AT_THE_END = frozenset({"won_treasure", "won_kill", "draw_treasure_lost", "
 rounds without a change (3.6, counted in public)."""
 
 
-@SETTINGS
-@given(seed=st.integers(0, 2**63), players=st.integers(2, 4), extra=game_options,
-       entries=st.integers(0, 30), semi=st.booleans(), data=st.data())
-def test_a_dark_result_reaches_only_its_player(
-        seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool, data: st.DataObject) -> None:
+DARK = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+        "entries": st.integers(0, 30), "semi": st.booleans(), "data": st.data()}
+
+
+def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool,
+                  data: st.DataObject, hosted: Hosted = LAB) -> None:
     plan = draw_plan(seed, players)
     k = data.draw(st.integers(0, players - 1), label="k")
     cells = [c for c in sorted(plan.cells) if not isinstance(plan.type_at(c), River)]
@@ -205,5 +238,74 @@ def test_a_dark_result_reaches_only_its_player(
         assert public[0] ^ public[1] <= SAID_AT_THE_END, (
             f"a dark move is told apart in public: {said[0]} / {said[1]}")
     pair.play(data, entries, dark=k)
+    pair.finish()
     _events(pair)
-    check_streams(play_both(pair.worlds()), pair.cuts())
+    check_streams(play_both(pair.worlds(), hosted=hosted), pair.cuts(), hosted)
+
+
+@SETTINGS
+@given(**DARK)
+def test_a_dark_result_reaches_only_its_player(
+        seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool, data: st.DataObject) -> None:
+    a_dark_result(seed, players, extra, entries, semi, data)
+
+
+# --- the properties catch a leak -----------------------------------------------------------------
+
+
+class Leaky:
+    """The Labyrinth views, but for the methods a subclass overrides."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(views, name)
+
+
+class SpectatorAudits(Leaky):
+    """A spectator is given the full view (the plan, where everyone is)."""
+
+    def view(self, ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+        return views.view(ms, Viewer(seat=viewer.seat, full=viewer.full or viewer.seat is None))
+
+
+class ChoicesShown(Leaky):
+    """Everyone is shown the cell a player chose to start on, ordered or asked about."""
+
+    def event(self, ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
+        out = views.event(ms, event, viewer)
+        if out is not None and event.act in views.PRIVATE_BODY:
+            out["cell"] = event.body
+        return out
+
+
+class DarkTold(Leaky):
+    """What a dark move withholds (said to nobody) is said to everyone."""
+
+    def event(self, ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
+        out = views.event(ms, event, viewer)
+        if out is not None:
+            out["said"] = [views.said_view(e) for e in event.said if e.to is None or not e.to or viewer.full
+                           or viewer.seat in e.to]
+        return out
+
+
+@pytest.mark.parametrize(("prop", "leak"), [
+    pytest.param("cell", SpectatorAudits, id="a cell-spectator audits"),
+    pytest.param("start", ChoicesShown, id="a start cell-choices shown"),
+    pytest.param("dark", DarkTold, id="a dark result-withheld words told"),
+])
+def test_the_property_catches_a_leak(prop: str, leak: type[Leaky]) -> None:
+    """Each property fails on a projection that leaks what it is about (and so does not
+    pass by comparing nothing)."""
+    hosted = Hosted(rules=LAB.rules, views=leak())
+    properties: dict[str, tuple[dict[str, Any], Callable[..., None]]] = {
+        "cell": (CELL, a_cell_nothing_could_reveal), "start": (START, a_start_cell), "dark": (DARK, a_dark_result)}
+    strategies, check = properties[prop]
+
+    @settings(max_examples=12, deadline=None, database=None, report_multiple_bugs=False,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(**strategies)
+    def run(**drawn: Any) -> None:
+        check(**drawn, hosted=hosted)
+
+    with pytest.raises(AssertionError, match="can tell the twin worlds apart"):
+        run()
