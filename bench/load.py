@@ -779,30 +779,32 @@ class PhaseResult:
 
 
 # Where the server's samples go (--py-spy): each raw py-spy stack is counted once, under
-# the first of these lines that names a function in it (so time spent
-# in C, which py-spy without --native does not see, counts for the Python function that
-# called it: a socket write for the websocket layer's send, msgspec's encoder for the
-# frame being built). A stack whose innermost frame is the event loop's run is the loop
-# itself: its C code (uvloop: polling, callbacks, transport reads) or idle.
+# the first of these lines one of whose prefixes starts one of its frames ("function
+# (file:line)"), so time spent in C, which py-spy without --native does not see, counts for
+# the Python function that called it (a socket write for the websocket layer's send,
+# msgspec's encoder for the frame being built). A stack whose innermost frame is the event
+# loop's run is the loop itself: its C code (uvloop: polling, callbacks, transport reads)
+# or idle.
 SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("engine.propose (rules, sealing, digests)", ("MatchCore.propose",)),
-    ("receipt signing (once a round)", ("ServerKey.receipt", "MatchCore.receipt")),
-    ("projections: match_view", ("match_view",)),
-    ("projections: project_events", ("project_events",)),
-    ("update frames: encoding and assembly", ("Streams._frame", "Streams.live", "MatchCore._broadcast")),
-    ("fold bookkeeping (core, hub delivery, clock)", ("MatchCore._folded", "MatchCore.appended",
-                                                       "MatchRunner._deliver", "MatchRunner._arm_clock")),
-    ("websocket send (Starlette, uvicorn, websockets, socket writes)", ("Connection.sender",)),
-    ("redis append", ("EventStore.append", "EventStore._send", "EventStore._run_script",
-                      "EventStore._flush", "AbstractConnection._send_packed_command")),
+    ("engine.propose (rules, sealing, digests)", ("MatchCore.propose (",)),
+    ("receipt signing (once a round)", ("ServerKey.receipt (", "MatchCore.receipt (")),
+    ("projections: the game's view (views.view)", ("view (projections/",)),
+    ("projections: each viewer's events (project_events)", ("project_events (",)),
+    ("update frames: the engine's part of the view, encoding, assembly", (
+        "match_view (", "ViewEncoder.", "Streams._frame (", "Streams.live (", "MatchCore._broadcast (")),
+    ("fold bookkeeping (core, hub delivery, clock)", (
+        "MatchCore._folded (", "MatchCore.appended (", "MatchRunner._deliver (", "MatchRunner._arm_clock (")),
+    ("websocket send (Starlette, uvicorn, websockets, socket writes)", ("Connection.sender (",)),
+    ("redis append", ("EventStore.append (", "EventStore._send (", "EventStore._run_script (",
+                      "EventStore._flush (", "AbstractConnection._send_packed_command (")),
     ("follower (XREAD, skipping the process's own entries)", (
-        "Follower._run", "EventStore.follow", "EventStore._follow_lean", "MatchRunner._take_locked")),
-    ("websocket receive and frame decoding", ("Connection._frames", "WebSocket.receive",
-                                              "WebSocketsSansIOProtocol.data_received")),
-    ("command handling (app, hub, metrics, acks)", ("MatchRunner.submit", "Connection._command",
-                                                    "Connection.command", "Connection.receive_loop")),
-    ("ASGI and uvicorn's websocket protocol, other", ("WebSocketsSansIOProtocol.",
-                                                      "websocket_session", "Starlette.__call__")),
+        "Follower._run (", "EventStore.follow (", "EventStore._follow_lean (", "MatchRunner._take_locked (")),
+    ("websocket receive and frame decoding", (
+        "Connection._frames (", "WebSocket.receive (", "WebSocketsSansIOProtocol.data_received (")),
+    ("command handling (app, hub, metrics, acks)", (
+        "MatchRunner.submit (", "Connection._command (", "Connection.command (", "Connection.receive_loop (")),
+    ("ASGI and uvicorn's websocket protocol, other", (
+        "WebSocketsSansIOProtocol.", "websocket_session", "Starlette.__call__ (")),
 )
 
 
@@ -816,15 +818,14 @@ def spy_shares(path: str) -> list[tuple[str, float]]:
             stack, _, n = line.rstrip("\n").rpartition(" ")
             if not n.isdigit():
                 continue
-            frames = [fr.partition(" (")[0] for fr in stack.split(";")[1:]]
+            frames = stack.split(";")[1:]
             total += int(n)
             name = "other"
-            if frames and frames[-1] == "Runner.run":
+            if frames and frames[-1].startswith("Runner.run ("):
                 name = "event loop itself (uvloop's C code, polling, idle)"
             else:
-                for label, funcs in SPY_SHARES:
-                    if any(fr == x or (x.endswith(".") and fr.startswith(x))
-                           for fr in frames for x in funcs):
+                for label, prefixes in SPY_SHARES:
+                    if any(fr.startswith(x) for fr in frames for x in prefixes):
                         name = label
                         break
             counts[name] = counts.get(name, 0) + int(n)
