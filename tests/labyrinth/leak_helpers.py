@@ -121,7 +121,7 @@ def move_body(data: st.DataObject, command: Command) -> dict[str, Any]:
 
 def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None) -> tuple[int, dict[str, Any]]:
     """A command for the match in state `gs` and who sends it: the start choice of the
-    player choosing (any cell), a wounded player's order now and then, a status question
+    player choosing (any cell), a wounded (or handicapped) player's order now and then, a status question
     or recall by anyone, a break or a vote, and mostly the move of the player to play
     (seat `dark`'s moves mostly dark or semi-dark)."""
     core = gs.core
@@ -130,7 +130,8 @@ def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None) ->
     if core.phase == "start":
         return seat, {"type": "start", "cell": list(data.draw(st.sampled_from(sorted(core.plan.cells))))}
     players = len(core.players)
-    if core.players[seat].may_order and data.draw(st.booleans()):
+    player = core.players[seat]
+    if (player.may_order or player.extra_orders) and data.draw(st.booleans()):
         ordered = data.draw(st.none() | st.sampled_from(sorted(core.plan.cells)))
         return seat, {"type": "order", "cell": None if ordered is None else list(ordered)}
     kind = data.draw(st.sampled_from(["move"] * 12 + ["talk", "break", "vote"]))

@@ -146,9 +146,19 @@ def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, d
     starts_a = [here if s == k else starts[s] for s in range(players)]
     starts_b = [there if s == k else starts[s] for s in range(players)]
     note(f"seat {k} starts on {here} or {there}; the others on {starts_a}")
+    # sometimes k has a handicap (7.2): it asks the types of two cells in secret, its own
+    # start among them, and may order a new cell once without a wound
+    handicap = data.draw(st.booleans(), label="k has a handicap")
+    if handicap:
+        extra = {**extra, "handicaps": [{"player": k + 1, "cells": 2, "orders": 1}]}
     match_seed = seed.to_bytes(32, "big")
     pair = Pair(rehearsal(plan, players, extra, match_seed), rehearsal(plan, players, extra, match_seed),
                 excluded=(k,))
+    if handicap:
+        also = data.draw(st.sampled_from(sorted(plan.cells)), label="k also asks")
+        for asked in ((here, there), (also, also)):
+            outcome = pair.step(k, {"type": "ask", "cell": list(asked[0])}, {"type": "ask", "cell": list(asked[1])})
+            assert outcome is not None and outcome[0].rejection is None, outcome
     while pair.a.gs.core.phase == "start" and pair.until is None:
         seat = rules.to_act(pair.a.gs.core)
         assert seat is not None
@@ -159,6 +169,9 @@ def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, d
     pair.play(data, entries, dark=k)
     pair.finish()
     _events(pair)
+    compared = pair.a.steps[:pair.until]
+    event(f"handicap: {handicap}; k ordered a cell: "
+          f"{any(t.seat == k and t.body.get('type') == 'order' for t in compared)}")
     check_streams(play_both(pair.worlds(), hosted=hosted), pair.cuts(), hosted)
 
 
@@ -233,6 +246,8 @@ def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, 
     said = [resolved(o)[0].said for o in outcome]
     # (items lying on a river cell k is carried past, say, change nothing it does)
     assume(said[0] != said[1] or pair.a.gs.core.players[k] != pair.b.gs.core.players[k])
+    differ = {e.key for x, y in (said, said[::-1]) for e in x if e not in y}
+    event("withheld words that differ: " + (", ".join(sorted(differ)) or "none (k's state does)"))
     if pair.until is not None:
         public = [{e.key for e in s if e.to is None} for s in said]
         assert public[0] ^ public[1] <= SAID_AT_THE_END, (
