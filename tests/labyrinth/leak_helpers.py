@@ -76,6 +76,9 @@ game_options: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({}, opti
     "named_target": st.booleans(),
     "weaponry_landmines": st.booleans(),
     "mine_reorder": st.booleans(),
+    "shared_starts": st.booleans(),
+    "river_starts": st.booleans(),
+    "missed_move": st.sampled_from(rules.MISSED_MOVES),
 })
 """Section 7's options that change what happens in a match (the plan's limits stay the
 defaults, which every generated plan keeps)."""
@@ -119,10 +122,12 @@ def move_body(data: st.DataObject, command: Command) -> dict[str, Any]:
     return {"type": "move", "move": render_command(command) if text else command_to_builtins(command)}
 
 
-def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None) -> tuple[int, dict[str, Any]]:
+def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None
+                 ) -> tuple[int | None, dict[str, Any]]:
     """A command for the match in state `gs` and who sends it: the start choice of the
-    player choosing (any cell), a wounded (or handicapped) player's order now and then, a status question
-    or recall by anyone, a break or a vote, and mostly the move of the player to play
+    player choosing (any cell), a wounded (or handicapped) player's order now and then, a
+    status question or recall by anyone, a break or a vote, a missed move now and then
+    (sender None: the tick at the deadline), and mostly the move of the player to play
     (seat `dark`'s moves mostly dark or semi-dark)."""
     core = gs.core
     seat = rules.to_act(core)
@@ -134,7 +139,9 @@ def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None) ->
     if (player.may_order or player.extra_orders) and data.draw(st.booleans()):
         ordered = data.draw(st.none() | st.sampled_from(sorted(core.plan.cells)))
         return seat, {"type": "order", "cell": None if ordered is None else list(ordered)}
-    kind = data.draw(st.sampled_from(["move"] * 12 + ["talk", "break", "vote"]))
+    kind = data.draw(st.sampled_from(["move"] * 12 + ["talk", "break", "vote", "late"]))
+    if kind == "late" and gs.deadline is not None:  # the player to move lets its clock run out (9)
+        return None, {"deadline": gs.deadline}
     if kind == "talk":
         sender = data.draw(st.integers(0, players - 1))
         talk = data.draw(st.sampled_from([Command(kind="status"), Command(kind="recall", player=1 + seat)]))
@@ -149,12 +156,19 @@ def next_command(data: st.DataObject, gs: lab.State, dark: int | None = None) ->
     return seat, move_body(data, command)
 
 
+def _propose(w: Rehearsal, seat: int | None, body: dict[str, Any], ts: int) -> Outcome:
+    """A command of `seat`, or (seat None) the tick at the deadline `body` names."""
+    if seat is None:
+        return w.step("tick", None, body, max(ts, body["deadline"]))
+    return w.step("command", seat, body, ts)
+
+
 @dataclass(frozen=True)
 class Step:
-    """One accepted command of a rehearsed world: who sent what, the game's state before
-    and after it, and its outcome."""
+    """One accepted command (or tick) of a rehearsed world: who sent what (None: the
+    tick), the game's state before and after it, and its outcome."""
 
-    seat: int
+    seat: int | None
     body: dict[str, Any]
     before: lab.State
     after: lab.State
@@ -171,7 +185,7 @@ def play_alone(w: Rehearsal, data: st.DataObject, entries: int) -> list[Step]:
         before = w.gs
         seat, body = next_command(data, before)
         mark = w.mark()
-        outcome = w.step("command", seat, body, w.ts + 1)
+        outcome = _propose(w, seat, body, w.ts + 1)
         if outcome.rejection is not None:
             w.rewind(mark)
             continue
@@ -298,10 +312,11 @@ def could_reveal(plan: Plan, history: Sequence[Step]) -> set[Cell]:
                 add(p.cell)
                 if p.outside is not None:
                     add(p.outside[0])
-        if h.body["type"] in ("start", "order", "ask") and h.body.get("cell") is not None:
+        if h.body.get("type") in ("start", "order", "ask") and h.body.get("cell") is not None:
             add((int(h.body["cell"][0]), int(h.body["cell"][1])))
-        if h.body["type"] != "move":
+        if h.body.get("type") != "move":
             continue
+        assert h.seat is not None
         command = parse_any(h.body["move"])
         if command.kind != "move":
             continue
@@ -472,7 +487,8 @@ class Pair:
     def worlds(self) -> tuple[TwinWorld, TwinWorld]:
         return self.a.world(), self.b.world()
 
-    def step(self, seat: int, body_a: dict[str, Any], body_b: dict[str, Any]) -> tuple[Outcome, Outcome] | None:
+    def step(self, seat: int | None, body_a: dict[str, Any], body_b: dict[str, Any]
+             ) -> tuple[Outcome, Outcome] | None:
         """Both worlds take one command; None when both refused it (then it is taken back).
         Sets `until` when what everyone hears differs (or only one world refused it: the
         other's words are heard), and `informed` for seats told something that differs.
@@ -480,14 +496,15 @@ class Pair:
         its refusal would tell it what it may not know."""
         marks = self.a.mark(), self.b.mark()
         ts = max(self.a.ts, self.b.ts) + 1
-        oa = self.a.step("command", seat, body_a, ts)
-        ob = self.b.step("command", seat, body_b, ts)
+        oa = _propose(self.a, seat, body_a, ts)
+        ob = _propose(self.b, seat, body_b, ts)
         if oa.rejection is not None and ob.rejection is not None and oa.rejection == ob.rejection:
             self.a.rewind(marks[0])
             self.b.rewind(marks[1])
             return None
         index = self.steps - 1
-        if oa.rejection != ob.rejection and seat not in self.excluded and seat not in self.informed:
+        if oa.rejection != ob.rejection and seat is not None and seat not in self.excluded \
+                and seat not in self.informed:
             raise AssertionError(
                     f"step {index}: seat {seat}'s {body_a} is refused in one world only "
                     f"({oa.rejection} / {ob.rejection}), yet it was told nothing that differs")

@@ -90,6 +90,7 @@ def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], 
     note(f"cell {cell}: {how}; {len(history)} commands; cells that could tell: {sorted(seen)}")
     event(f"changed: {how.split()[0] if how[0] in 'ti' else how}")
     event(f"commands before the skips: {'under 10' if len(played) < 10 else '10 or more'}")
+    event(f"a move missed: {any(h.seat is None for h in played)}")
     first = a.world()
     second = TwinWorld(options=match_options(other, players, extra), seed=first.seed,
                        created=first.created, script=first.script)
@@ -115,6 +116,7 @@ def _events(pair: Pair) -> None:
     compared = pair.steps if pair.until is None else pair.until
     event(f"steps compared: {'under 10' if compared < 10 else 'under 20' if compared < 20 else '20 or more'}")
     event(f"seats told something that differs before the public: {len(pair.informed)}")
+    event(f"a move missed: {any(t.kind == 'tick' for t in pair.a.steps[:pair.until])}")
 
 
 # --- 2. another player's start cell --------------------------------------------------------------
