@@ -16,7 +16,10 @@ once; a changed lock file installs again.
 
 Per run it prints commands/s and the server's CPU per command (from /proc over the
 measured window: the anchor's `cpu during run` over its moves; load.py's `server CPU per
-acked command`), then the medians of each side. The ratios are of the medians:
+acked command`) and what else the machine ran meanwhile (the anchor: the whole machine's
+busy CPU over the run, from /proc/stat, and its server's and load generator's shares over
+the moves; Daedalus: load.py's shares of the server, redis and bot clients over the window
+and of the other processes), then the medians of each side. The ratios are of the medians:
 `ratio_commands` is Daedalus's commands/s over the anchor's, `ratio_cpu` is the anchor's
 CPU per command over Daedalus's (above 1: Daedalus spends less CPU on a command).
 
@@ -49,6 +52,20 @@ class Run:
     cpu_us: float
     p99_ms: float
     seconds: float
+    noise: str = ""  # what else the machine ran meanwhile (see machine_ticks)
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_cores(t0: tuple[int, int], t1: tuple[int, int]) -> float:
+    """How many of the machine's cores were busy on average between two machine_ticks."""
+    return (t1[0] - t0[0]) / max(1, t1[1] - t0[1]) * (os.cpu_count() or 1)
 
 
 def free_port() -> int:
@@ -79,17 +96,26 @@ def prepare_anchor(anchor: Path, cache: Path) -> Path:
 
 def run_anchor(anchor: Path, k: int) -> Run:
     env = dict(os.environ, PORT=str(free_port()))
-    t0 = time.monotonic()
+    t0, m0 = time.monotonic(), machine_ticks()
     proc = subprocess.run(["bash", "run.sh", str(k)], cwd=anchor, env=env,
                           capture_output=True, text=True)
+    busy = busy_cores(m0, machine_ticks())
     out = proc.stdout + proc.stderr
     last = re.search(r"commands/s=([\d.]+) p50_ms=([\d.]+) p99_ms=([\d.]+)", out)
     moves = re.search(r"run: (\d+) moves .*? in ([\d.]+)s", out)
     cpu = re.search(r"cpu during run=([\d.]+)s", out)
     if proc.returncode != 0 or not (last and moves and cpu):
         raise SystemExit(f"the anchor's run failed (rc={proc.returncode}):\n{out[-3000:]}")
+    seconds = time.monotonic() - t0
+    server = re.search(r"cpu during run=[\d.]+s \((\d+)% of one core", out)
+    loader = re.search(r"load-process cpu .*?\((\d+)% of one core\)", out)
+    noise = f"machine busy {busy:.0%} of one core over the whole run"
+    if server and loader:
+        # Over its moves only: set-up and start-up are not in these, so what the machine
+        # ran besides is at most the difference.
+        noise += f"; server {server.group(1)}%, load generator {loader.group(1)}% over the moves"
     return Run("bgio", float(last.group(1)), float(cpu.group(1)) / int(moves.group(1)) * 1e6,
-               float(last.group(3)), time.monotonic() - t0)
+               float(last.group(3)), seconds, noise)
 
 
 def run_daedalus(k: int, warmup: float, duration: float, extra: list[str]) -> Run:
@@ -103,8 +129,12 @@ def run_daedalus(k: int, warmup: float, duration: float, extra: list[str]) -> Ru
     p99 = re.search(r"p99 ([\d.]+) ms", out)
     if proc.returncode != 0 or not (last and cpu):
         raise SystemExit(f"bench/load.py failed (rc={proc.returncode}):\n{out[-3000:]}")
+    window = re.search(r"CPU over the window \(share of one core\): (.*?); server CPU", out)
+    others = re.search(r"other processes than this bench's: (\d+%) of one core", out)
+    noise = (f"over the window: {window.group(1) if window else '?'}; "
+             f"other processes {others.group(1) if others else '?'} of one core")
     return Run("daedalus", float(last.group(1)), float(cpu.group(1)),
-               float(p99.group(1)) if p99 else float("nan"), time.monotonic() - t0)
+               float(p99.group(1)) if p99 else float("nan"), time.monotonic() - t0, noise)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("npm") is None or shutil.which("node") is None:
         p.error("node and npm are needed for the anchor")
     anchor = prepare_anchor(args.anchor.resolve(), args.cache.resolve())
-    print(f"machine: {os.cpu_count()} CPUs; K={args.matches} closed loop; {args.runs} runs a side, alternating",
-          flush=True)
+    print(f"machine: {os.cpu_count()} CPUs; K={args.matches} closed loop; {args.runs} runs a side, alternating; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     runs: list[Run] = []
     for i in range(args.runs):
         for side in ("bgio", "daedalus"):
@@ -135,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(r)
             print(f"run {i + 1} {side:8s}: {r.commands_per_s:8,.0f} commands/s, "
                   f"server CPU {r.cpu_us:5.0f} us a command, round p99 {r.p99_ms:6.1f} ms "
-                  f"({r.seconds:.0f} s)", flush=True)
+                  f"({r.seconds:.0f} s; {r.noise})", flush=True)
     med = {}
     for side in ("bgio", "daedalus"):
         mine = [r for r in runs if r.side == side]
