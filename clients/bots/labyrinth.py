@@ -510,6 +510,8 @@ def answer_chances(v: _View, cell: Cell, go: str) -> dict[str, float]:
     return out
 
 
+IDLE = frozenset({"wall", "not_in_river", "not_in_pit"})
+"""Answers of a move that changed nothing (rules.IDLE): under option 7.7 it is not made again."""
 SCATTERING = frozenset({"pit", "loop", "river", "river_delta", "flow_river", "flow_delta",
                         "wall_river", "wall_delta"})
 SCATTER = 1.0
@@ -557,9 +559,11 @@ class ExplorerBot:
         self.suspects: set[int] = set()  # the others who may have been wounded since they moved
         self.recent: list[tuple[Cell, Action]] = []  # (where it thought it was, what it did)
         self.rejected = 0
+        self.banned: str | None = None  # a move just refused
         self.named = False  # option 7.3: shots name their target,
         self.range: int | None = None  # bullets fly so far,
         self.damp = False  # no shooting from a river
+        self.repeats = True  # option 7.7: a move that changed nothing may be made again
 
     # --- the protocol
 
@@ -596,8 +600,11 @@ class ExplorerBot:
         if not accepted:
             self.sent = None
             self.rejected += 1
+            if command.get("type") == "move":
+                self.banned = str(command.get("move"))  # e.g. a repeat option 7.7 forbids
         elif command.get("type") == "move":
             self.rejected = 0
+            self.banned = None
 
     # --- what the bot was told
 
@@ -610,6 +617,7 @@ class ExplorerBot:
             self.named = bool(options.get("named_target", False))
             self.range = options.get("shooting_range")
             self.damp = bool(options.get("damp_powder", False))
+            self.repeats = bool(options.get("repeats", True))
         know = self.know
         for event in me["told"][self.told:]:
             if event["key"] in ("start_cell", "new_cell"):
@@ -655,6 +663,8 @@ class ExplorerBot:
         moved = [k for k in keys if k in MOVEMENT]
         if "won_treasure" in keys or "lost_outside" in keys or not moved:
             return
+        if not self.repeats and set(keys) <= IDLE:  # 7.7: not the same again
+            self.banned = last_move["move"]
         before, _ = self.me.top()
         certain_before = len(self.me.weights) == 1
         if sent.get("shot") and certain_before:
@@ -786,24 +796,28 @@ class ExplorerBot:
             action = self.localize()
         if action is None:
             action = self.plan(know, here, me)
-        if self.recent.count((here, action)) >= LOOPING:  # going round in circles: something else
-            others = [("go", d) for d in (*DIRECTIONS, "flow", "loop")
-                      if ("go", d) != action and know.sides.get((here, d)) not in ("wall", "solid")]
-            action = self.rng.choice(others)
+        refused = self.banned is not None and self.banned.endswith(self.words(action))
+        if self.recent.count((here, action)) >= LOOPING or refused:
+            # going round in circles, or refused: something else
+            kind = know.types.get(here)
+            goes = [*DIRECTIONS, *(["flow"] if kind in ("river", None) else []),
+                    *(["loop"] if kind in ("pit", None) else [])]
+            others = [("go", d) for d in goes
+                      if ("go", d) != action and know.sides.get((here, d)) not in ("wall", "solid")
+                      and not (self.banned is not None and self.banned.endswith(self.words(("go", d))))]
+            action = self.rng.choice(others or [("go", d) for d in DIRECTIONS])
         self.recent = [*self.recent[-(RECENT - 1):], (here, action)]
         kind, where = action
-        go = where
-        text = ""
-        shot = None
-        if weight >= CERTAIN:
-            shot = self.choose_shot(seat, here, gs)
-        if shot is not None:
-            text += f"{shot[1]}, "
-        if kind == "blow":
-            text += f"blow the {where} wall, "
-        text += f"go by the {go}" if go in ("flow", "loop") else f"go {go}"
-        self.last = {"go": go, "shot": shot[0] if shot else None, "blow": where if kind == "blow" else None}
-        return text
+        shot = self.choose_shot(seat, here, gs) if weight >= CERTAIN else None
+        self.last = {"go": where, "shot": shot[0] if shot else None, "blow": where if kind == "blow" else None}
+        return (f"{shot[1]}, " if shot else "") + self.words(action)
+
+    @staticmethod
+    def words(action: Action) -> str:
+        """The move of an action, without a shot."""
+        kind, where = action
+        go = f"go by the {where}" if where in ("flow", "loop") else f"go {where}"
+        return f"blow the {where} wall, {go}" if kind == "blow" else go
 
     def localize(self) -> Action | None:
         """When unsure where it is: the movement whose answer tells most about it, if any

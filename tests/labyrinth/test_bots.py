@@ -278,6 +278,16 @@ def test_shallow_rivers_are_walked_on_foot() -> None:
     assert (("t", (2, 3)), "river") in belief.common()
 
 
+def test_a_refused_move_is_not_sent_again() -> None:
+    """A move the rules refuse (a repeat option 7.7 forbids) is replaced by another."""
+    for seed in range(6):
+        bot = ExplorerBot(random.Random(seed))
+        [command] = bot.act(view(round_=1, moves=0))
+        bot.feedback(command, False, (), "repeat")
+        [again] = bot.act(view(round_=1, moves=0))
+        assert go_of([again]) != go_of([command])
+
+
 def test_a_wounded_explorer_orders_a_cell_next_to_a_hospital() -> None:
     bot = ExplorerBot(random.Random(7))
     bot.act(view(round_=1, moves=0))
