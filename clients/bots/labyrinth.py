@@ -564,6 +564,7 @@ class ExplorerBot:
         self.range: int | None = None  # bullets fly so far,
         self.damp = False  # no shooting from a river
         self.repeats = True  # option 7.7: a move that changed nothing may be made again
+        self.common = False  # option 7.6: everyone starts on one cell
 
     # --- the protocol
 
@@ -618,6 +619,7 @@ class ExplorerBot:
             self.range = options.get("shooting_range")
             self.damp = bool(options.get("damp_powder", False))
             self.repeats = bool(options.get("repeats", True))
+            self.common = bool(options.get("common_start", False))
         know = self.know
         for event in me["told"][self.told:]:
             if event["key"] in ("start_cell", "new_cell"):
@@ -626,7 +628,7 @@ class ExplorerBot:
         self.told = len(me["told"])
         if self.me is None:
             self.me = Belief.anywhere(know)
-        for p in gs["players"]:
+        for p in sorted(gs["players"], key=lambda p: p["seat"] != seat):  # its own first
             s = p["seat"]
             if s not in self.seen:  # the start: each player's cell type was said (6.2)
                 self.seen[s] = 0
@@ -634,6 +636,10 @@ class ExplorerBot:
                 if s == seat:
                     if kind is not None and len(self.me.weights) == 1:
                         know.types[self.me.top()[0]] = kind
+                    elif kind is not None:  # a start it did not choose (7.6): a cell of that type
+                        self.me = Belief.anywhere(know, kind)
+                elif self.common:  # everyone on one cell (7.6): where it is
+                    self.others[s] = Belief(self.me.weights)
                 else:
                     self.others[s] = Belief.anywhere(know, kind)
         players = gs["players"]

@@ -127,6 +127,16 @@ def test_the_start_cell_and_its_type_are_known() -> None:
     assert bot.act(view(round_=1, moves=0)) == []  # the same turn: nothing more
 
 
+def test_under_a_common_start_everyone_is_where_the_explorer_is() -> None:
+    """Option 7.6: no start cell chosen, only its type told; every player stands there."""
+    bot = ExplorerBot(random.Random(2))
+    others = [{"seat": 1, "standing": "playing", "started_on": "a hospital", "moves": 0, "last_move": None}]
+    bot.act(view(round_=1, moves=0, told=[], others=others, options={"common_start": True}))
+    assert bot.know is not None and bot.me is not None
+    assert len(bot.me.weights) == 16  # nothing known yet: any cell may be a hospital
+    assert bot.others[1].weights == bot.me.weights
+
+
 def test_a_wall_hit_is_remembered_and_not_hit_again() -> None:
     for seed in range(8):
         bot = ExplorerBot(random.Random(seed))
