@@ -80,8 +80,8 @@ game_options: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries({}, opti
     "river_starts": st.booleans(),
     "missed_move": st.sampled_from(rules.MISSED_MOVES),
 })
-"""Section 7's options that change what happens in a match (the plan's limits stay the
-defaults, which every generated plan keeps)."""
+"""Options that change what happens in a match (6.1's starts, section 7's, section 9's
+missed move); the plan's limits stay the defaults, which every generated plan keeps."""
 
 
 def match_options(plan: Plan, players: int, extra: Mapping[str, Any]) -> dict[str, Any]:

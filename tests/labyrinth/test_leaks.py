@@ -70,6 +70,12 @@ CELL = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": ga
 
 def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], entries: int,
                                 data: st.DataObject, hosted: Hosted = LAB) -> None:
+    """World A is a host's match on a drawn plan, played with random commands by
+    everyone and then skipped to its end; world B is the same match on the plan changed in
+    one cell (its type, or what lies there: a change the validator accepts) that nothing
+    in A's play could reveal (leak_helpers.could_reveal). The rules must resolve every
+    entry of B as they did in A, and every seat and a spectator receive the same frames of
+    both up to the reveal."""
     plan = draw_plan(seed, players)
     match_seed = seed.to_bytes(32, "big")
     a = rehearsal(plan, players, extra, match_seed)
@@ -97,9 +103,10 @@ def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], 
     both = play_both((first, second), hosted=hosted)
     for seq, (x, y) in enumerate(zip(both[0].outcomes, both[1].outcomes, strict=True)):
         if (x.rejection, resolved(x)) != (y.rejection, resolved(y)):
-            # the rules themselves told the worlds apart: the set missed an effect
+            # the rules themselves told the worlds apart: the rules read a cell the set
+            # does not hold (an effect it misses, or a rule reading the plan where it should not)
             raise AssertionError(
-                f"the cells that could tell ({sorted(seen)}) missed an effect: with cell {cell} "
+                f"the cells that could tell ({sorted(seen)}) miss an effect: with cell {cell} "
                 f"changed ({how}), entry {seq + 1} resolves differently:\n{x}\n{y}")
     check_streams(both, Cuts(None, {}), hosted)
 
@@ -140,6 +147,12 @@ START = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": g
 
 def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject,
                  hosted: Hosted = LAB) -> None:
+    """Two worlds on one plan differ only in seat k's start cell (two cells of one type
+    with the same things lying there); then the same random commands, k's moves mostly
+    dark. Every other seat and a spectator receive the same frames until what everyone
+    hears differs (k's own answers, a shot that hits k in one world only...); a seat the
+    rules tell something that differs (its own dark move finds what k left in one world
+    only) up to that point."""
     plan = draw_plan(seed, players)
     k = data.draw(st.integers(0, players - 1), label="k")
     here, there = data.draw(st.sampled_from(_twin_cells(plan)), label="k's two start cells")
@@ -198,6 +211,13 @@ DARK = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": ga
 
 def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool,
                   data: st.DataObject, hosted: Hosted = LAB) -> None:
+    """Two worlds whose plans differ in the cell next to seat k's start; on its first turn
+    k walks into it in a dark (or semi-dark) move, whose hidden result differs (k picks up
+    something in one world only, is carried by a river, falls into a pit, wakes a mite...).
+    Nobody else may hear a difference at that move but the end of the game (6.7) or the
+    rounds without a change (3.6); then the same random commands, k's mostly dark, and
+    every other seat and a spectator receive the same frames until the rules make the
+    difference public."""
     plan = draw_plan(seed, players)
     k = data.draw(st.integers(0, players - 1), label="k")
     cells = [c for c in sorted(plan.cells) if not isinstance(plan.type_at(c), River)]
