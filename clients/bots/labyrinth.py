@@ -132,6 +132,8 @@ P_WALL = 0.25
 """The chance an unknown side between two cells is a wall."""
 P_EXIT = 0.2
 """The chance an unknown outer side is an open exit."""
+P_EXIT_RIVER = 0.02
+"""The same on a river cell (generated plans put no exit there; section 8 none on a source)."""
 SURE = 0.99
 """The share of the weight of its candidates at which what they assumed becomes knowledge."""
 PARTICLES = 64
@@ -236,7 +238,8 @@ class _View:
             return 1.0 if known == what else 0.0
         if inner:
             return {"open": 1 - P_WALL, "wall": P_WALL}.get(what, 0.0)
-        return {"exit": P_EXIT, "wall": 1 - P_EXIT}.get(what, 0.0)
+        exit_ = P_EXIT_RIVER if self.get(("t", cell)) == "river" else P_EXIT
+        return {"exit": exit_, "wall": 1 - exit_}.get(what, 0.0)
 
     def with_(self, *pairs: tuple[tuple[Any, ...], Any]) -> Facts:
         """The candidate's assumptions with `pairs` added (none kept when not tracking)."""
@@ -1007,8 +1010,10 @@ class ExplorerBot:
                     if not inner:
                         if side == "exit":
                             exits.append((cost + 1, begin(cell, ("go", d))))
-                        elif side is None:
-                            if not (on_mite and cell == here):
+                        elif side is None and not (on_mite and cell == here):
+                            if know.types.get(cell) == "river":  # seldom an exit, and the flow carries
+                                frontier.append((cost + 4, begin(cell, ("go", d)), False, None))
+                            else:
                                 frontier.append((cost + 1, begin(cell, ("go", d)), False, (cell, d)))
                         elif side == "wall" and grenades:
                             walls.append((cost + 1, begin(cell, ("blow", d))))
