@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from domain.engine import MatchState
 from domain.games.labyrinth import rules
-from domain.games.labyrinth.generate import GenerateOptions, generate
+from domain.games.labyrinth.generate import GenerateOptions, GenerationError, generate
 from domain.games.labyrinth.moves import Command, Leave
 from domain.games.labyrinth.plan import DIRECTIONS, Cell, Plan, River, Side, step
 from domain.rng import Rng
@@ -57,26 +57,37 @@ failure names the viewer, the first frame that differs and both frames, and the 
 that led there; shrinking two matches played side by side takes minutes."""
 
 
-def draw_plan(seed: int, players: int) -> Plan:
-    return generate(GenerateOptions(rows=5, columns=6, players=players), Rng(seed.to_bytes(8, "big"), "plan"))
+sizes = st.tuples(st.integers(4, 6), st.integers(4, 7))
+"""Rows and columns of a drawn plan."""
+
+
+def draw_plan(seed: int, players: int, size: tuple[int, int]) -> Plan:
+    """A plan drawn from `seed` (as a host would give it), or none (the test case is not
+    used) for sizes too small for the players."""
+    try:
+        return generate(GenerateOptions(rows=size[0], columns=size[1], players=players),
+                        Rng(seed.to_bytes(8, "big"), "plan"))
+    except GenerationError:
+        assume(False)
+        raise
 
 
 # --- 1. a cell nothing revealed ------------------------------------------------------------------
 
 
-CELL = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+CELL = {"seed": st.integers(0, 2**63), "size": sizes, "players": st.integers(2, 4), "extra": game_options,
         "entries": st.integers(3, 30), "data": st.data()}
 
 
-def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], entries: int,
-                                data: st.DataObject, hosted: Hosted = LAB) -> None:
+def a_cell_nothing_could_reveal(seed: int, size: tuple[int, int], players: int, extra: dict[str, Any],
+                                entries: int, data: st.DataObject, hosted: Hosted = LAB) -> None:
     """World A is a host's match on a drawn plan, played with random commands by
     everyone and then skipped to its end; world B is the same match on the plan changed in
     one cell (its type, or what lies there: a change the validator accepts) that nothing
     in A's play could reveal (leak_helpers.could_reveal). The rules must resolve every
     entry of B as they did in A, and every seat and a spectator receive the same frames of
     both up to the reveal."""
-    plan = draw_plan(seed, players)
+    plan = draw_plan(seed, players, size)
     match_seed = seed.to_bytes(32, "big")
     a = rehearsal(plan, players, extra, match_seed)
     played = play_alone(a, data, entries)
@@ -114,8 +125,9 @@ def a_cell_nothing_could_reveal(seed: int, players: int, extra: dict[str, Any], 
 @SETTINGS
 @given(**CELL)
 def test_a_cell_nothing_could_reveal_changes_no_stream(
-        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
-    a_cell_nothing_could_reveal(seed, players, extra, entries, data)
+        seed: int, size: tuple[int, int], players: int, extra: dict[str, Any], entries: int,
+        data: st.DataObject) -> None:
+    a_cell_nothing_could_reveal(seed, size, players, extra, entries, data)
 
 
 def _events(pair: Pair) -> None:
@@ -141,19 +153,19 @@ def _twin_cells(plan: Plan) -> list[tuple[Cell, Cell]]:
     return [(x, y) for i, x in enumerate(cells) for y in cells[i + 1:] if what(x) == what(y)]
 
 
-START = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+START = {"seed": st.integers(0, 2**63), "size": sizes, "players": st.integers(2, 4), "extra": game_options,
          "entries": st.integers(1, 30), "data": st.data()}
 
 
-def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject,
-                 hosted: Hosted = LAB) -> None:
+def a_start_cell(seed: int, size: tuple[int, int], players: int, extra: dict[str, Any], entries: int,
+                 data: st.DataObject, hosted: Hosted = LAB) -> None:
     """Two worlds on one plan differ only in seat k's start cell (two cells of one type
     with the same things lying there); then the same random commands, k's moves mostly
     dark. Every other seat and a spectator receive the same frames until what everyone
     hears differs (k's own answers, a shot that hits k in one world only...); a seat the
     rules tell something that differs (its own dark move finds what k left in one world
     only) up to that point."""
-    plan = draw_plan(seed, players)
+    plan = draw_plan(seed, players, size)
     k = data.draw(st.integers(0, players - 1), label="k")
     here, there = data.draw(st.sampled_from(_twin_cells(plan)), label="k's two start cells")
     others = [c for c in sorted(plan.cells) if c not in (here, there) and not isinstance(plan.type_at(c), River)]
@@ -193,8 +205,9 @@ def a_start_cell(seed: int, players: int, extra: dict[str, Any], entries: int, d
 @SETTINGS
 @given(**START)
 def test_a_start_cell_reaches_only_its_player(
-        seed: int, players: int, extra: dict[str, Any], entries: int, data: st.DataObject) -> None:
-    a_start_cell(seed, players, extra, entries, data)
+        seed: int, size: tuple[int, int], players: int, extra: dict[str, Any], entries: int,
+        data: st.DataObject) -> None:
+    a_start_cell(seed, size, players, extra, entries, data)
 
 
 # --- 3. another player's dark results ------------------------------------------------------------
@@ -205,12 +218,12 @@ SAID_AT_THE_END = frozenset({"won_treasure", "won_kill", "draw_treasure_lost", "
 rounds without a change (3.6, counted in public)."""
 
 
-DARK = {"seed": st.integers(0, 2**63), "players": st.integers(2, 4), "extra": game_options,
+DARK = {"seed": st.integers(0, 2**63), "size": sizes, "players": st.integers(2, 4), "extra": game_options,
         "entries": st.integers(0, 30), "semi": st.booleans(), "data": st.data()}
 
 
-def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool,
-                  data: st.DataObject, hosted: Hosted = LAB) -> None:
+def a_dark_result(seed: int, size: tuple[int, int], players: int, extra: dict[str, Any], entries: int,
+                  semi: bool, data: st.DataObject, hosted: Hosted = LAB) -> None:
     """Two worlds whose plans differ in the cell next to seat k's start; on its first turn
     k walks into it in a dark (or semi-dark) move, whose hidden result differs (k picks up
     something in one world only, is carried by a river, falls into a pit, wakes a mite...).
@@ -218,7 +231,7 @@ def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, 
     rounds without a change (3.6); then the same random commands, k's mostly dark, and
     every other seat and a spectator receive the same frames until the rules make the
     difference public."""
-    plan = draw_plan(seed, players)
+    plan = draw_plan(seed, players, size)
     k = data.draw(st.integers(0, players - 1), label="k")
     cells = [c for c in sorted(plan.cells) if not isinstance(plan.type_at(c), River)]
     starts = data.draw(st.permutations(cells), label="starts")[:players]
@@ -283,8 +296,9 @@ def a_dark_result(seed: int, players: int, extra: dict[str, Any], entries: int, 
 @SETTINGS
 @given(**DARK)
 def test_a_dark_result_reaches_only_its_player(
-        seed: int, players: int, extra: dict[str, Any], entries: int, semi: bool, data: st.DataObject) -> None:
-    a_dark_result(seed, players, extra, entries, semi, data)
+        seed: int, size: tuple[int, int], players: int, extra: dict[str, Any], entries: int, semi: bool,
+        data: st.DataObject) -> None:
+    a_dark_result(seed, size, players, extra, entries, semi, data)
 
 
 # --- the properties catch a leak -----------------------------------------------------------------
