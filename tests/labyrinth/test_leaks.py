@@ -243,8 +243,10 @@ def a_dark_result(seed: int, size: tuple[int, int], players: int, extra: dict[st
     # what lies there (k picks up something in one world only), or the cell's type (k is
     # carried by a river, falls into a pit, wakes a mite, is healed... in one world only)
     things = data.draw(st.booleans(), label="things lying there, not the type")
-    kinds = [(how, p) for how, p in changes(plan, target) if how.startswith("type") != things]
-    changed = first_valid(data, kinds, lambda other: accepts(other, players, extra))
+    possible = changes(plan, target)
+    preferred = [w for w in possible if w[0].startswith("type") != things]
+    changed = first_valid(data, preferred, lambda other: accepts(other, players, extra)) or first_valid(
+        data, [w for w in possible if w not in preferred], lambda other: accepts(other, players, extra))
     assume(changed is not None)
     assert changed is not None
     how, other = changed
