@@ -216,6 +216,7 @@ class PhaseConfig:
     seed: str
     index: int  # of this client process
     game: str = GAME
+    client_loop: str = "uvloop"  # the client processes' event loop: "uvloop" or "asyncio"
 
 
 @dataclass
@@ -741,7 +742,12 @@ def _own_cpu() -> float:
 def worker_main(conn: Any, cfg: PhaseConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run
     try:
-        asyncio.run(Worker(cfg).run(conn))
+        if cfg.client_loop == "uvloop":
+            import uvloop
+
+            uvloop.run(Worker(cfg).run(conn))
+        else:
+            asyncio.run(Worker(cfg).run(conn))
     except BaseException as exc:
         with contextlib.suppress(Exception):
             conn.send(("error", repr(exc)))
@@ -854,7 +860,7 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             cfg = PhaseConfig(
                 mode=mode, url=server.url, matches=n, rate=args.rate, total_matches=args.matches,
                 rounds=args.rounds, bots=tuple(args.bot), seed=f"{args.seed}:{mode}", index=i,
-                game=args.game,
+                game=args.game, client_loop=args.client_loop,
             )
             parent, child = ctx.Pipe()
             p = ctx.Process(target=worker_main, args=(child, cfg), daemon=True)
@@ -979,6 +985,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=float, default=5.0, help="seconds before each window")
     p.add_argument("--duration", type=float, default=20.0, help="seconds measured per phase")
     p.add_argument("--clients", type=int, default=2, help="bot client processes")
+    p.add_argument("--client-loop", choices=["uvloop", "asyncio"], default="uvloop",
+                   help="the bot client processes' event loop (default uvloop: less of the "
+                   "machine's CPU for the clients, more for the server measured)")
     p.add_argument("--workers", type=int, default=1,
                    help="server processes on the one port (daedalus serve --workers; default 1); "
                    "the server's CPU is theirs and their parent's")
@@ -1027,7 +1036,7 @@ def main(argv: list[str] | None = None) -> int:
         redis = Redis(workdir, args.appendfsync)
         print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
               f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}; "
-              f"server workers {args.workers}"
+              f"server workers {args.workers}; client loop {args.client_loop}"
               + ("" if args.server_root == ROOT else f"; server from {args.server_root}"))
         if kts:
             print(f"game {KTS}: {args.matches} concurrent 13-seat matches "
