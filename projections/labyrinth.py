@@ -110,7 +110,8 @@ def _me(gs: lab.State, seat: int) -> dict[str, Any]:
 
 
 def _memory(memory: rules.Memory) -> dict[str, Any]:
-    return {"move": memory.move, "answers": [rules.say(e) for e in memory.answers]}
+    return {"move": memory.move, "answers": [rules.say(e) for e in memory.answers],
+            "said": [said_view(e) for e in memory.answers]}
 
 
 def _piles(core: rules.State) -> list[dict[str, Any]]:

@@ -93,7 +93,9 @@ def test_a_dark_move_tells_its_player_what_it_picked_up_and_the_others_only_that
     me = match_view(views, d.ms, Viewer(seat=0))["game_state"]["me"]
     assert me["carries"] == "treasure"
     last = match_view(views, d.ms, Viewer(seat=1))["game_state"]["players"][0]["last_move"]
-    assert last == {"move": "go up; don't tell the result", "answers": ["go up; don't tell the result - done."]}
+    assert last["move"] == "go up; don't tell the result"
+    assert last["answers"] == ["go up; don't tell the result - done."]
+    assert [(a["key"], a["seat"]) for a in last["said"]] == [("dark_done", 0)]
 
 
 def test_after_the_match_everyone_sees_the_plan_and_where_everyone_stood() -> None:
