@@ -13,7 +13,7 @@ phrasing, the arguments, and the audience: everyone, some seats, or nobody) so a
 can phrase them its own way; `say(event)` renders the rule book's words.
 
 Implemented (section B of the rule book, as ruled in shared/RULINGS.md and
-docs/rules/labyrinth.md, "The game master (in progress)"):
+docs/rules/labyrinth.md, "The game master"):
 - the start (6.1, 6.2): turn order drawn from the seed; secret start choices in that
   order, rejected without a reason only by the match's rules (options `river_starts`,
   `shared_starts`), a rejected player choosing again a cell it has not chosen before;
@@ -70,8 +70,8 @@ docs/rules/labyrinth.md, "The game master (in progress)"):
   under `missed_move`; `take_break`: one break each until half the players, and two at
   least, have had one; `vote_break`: a break by majority vote, a tie granting it).
 
-Not implemented yet: everything outside this module (the clocks, the hosted game with its
-options in a match, projections, bots, the terminal, replay).
+The match around these rules (the clocks, the options in a match, one event a command) is
+game.py; what each viewer sees is projections/labyrinth.py.
 """
 
 from __future__ import annotations
