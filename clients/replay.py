@@ -199,7 +199,7 @@ class _Replay:
         if ms.result is not None:
             r = ms.result
             winner = "draw" if r.winner is None else f"seat {r.winner} ({ms.names[r.winner]})"
-            self.say(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}")
+            self.say(f"result: {winner} after {r.rounds} rounds, {r.reason}" + _scores(r.scores))
         else:
             self.say("the log ends before the match does")
         return self.seen_round
@@ -437,7 +437,7 @@ def _print_public(
     if final is not None and final.result is not None:
         r = final.result
         winner = "draw" if r.winner is None else f"seat {r.winner} ({final.names[r.winner]})"
-        print(f"result: {winner} after {r.rounds} rounds, {r.reason}; scores {list(r.scores)}", file=out)
+        print(f"result: {winner} after {r.rounds} rounds, {r.reason}" + _scores(r.scores), file=out)
     else:
         print("the log ends before the match does", file=out)
     return seen_round
@@ -578,3 +578,8 @@ def print_receipts(entries: Sequence[Any], receipts: Sequence[dict[str, Any]], o
         return False
     print("receipts: ok (the log is the one the server vouched for)", file=out)
     return True
+
+
+def _scores(scores: Any) -> str:
+    """The scores after a result's reason, when the game keeps any."""
+    return f"; scores {list(scores)}" if scores else ""
