@@ -12,7 +12,7 @@ and `--clients` bot processes sharing the K matches between them.
 Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s rounds,
 clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
 in the measurement. Each bot seat has its own websocket and speaks the protocol of
-docs/protocol.md (a lean client: `websockets` and msgspec, offering permessage-deflate as
+docs/protocol.md (a lean client: `websockets` and msgspec on uvloop, offering permessage-deflate as
 clients/client.py does); bots are `clients.bots` bots (random by default: cheap for the
 client processes, which share the machine with the server).
 
