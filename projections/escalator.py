@@ -487,18 +487,28 @@ def twins(variant: str, rng: Rng) -> Twins:
         for w in worlds:
             if not w.ms.ended and w.gs.step == ga.step:
                 w.tick()
-        if (worlds[0].gs.step, worlds[0].ms.ended) != (worlds[1].gs.step, worlds[1].ms.ended):
+        if (worlds[0].gs.step, worlds[0].ms.ended) != (worlds[1].gs.step, worlds[1].ms.ended) and (
+                step_a != step_b or worlds[0].gs.step - step_a > 1 or worlds[1].gs.step - step_b > 1):
             raise RuntimeError(f"Escalator twins: the worlds went apart ({step_a}, {step_b})")
-        if not worlds[0].ms.ended and worlds[0].gs.fetchers != worlds[1].gs.fetchers:
-            # Who owes a Fetch is public, and whether a or b still has a legal Fetch may
-            # depend on which of c and d it used its first command on: the rules let
-            # everyone learn that, so the comparison stops before the step that shows it.
+        if worlds[0].ms.ended != worlds[1].ms.ended or (
+                not worlds[0].ms.ended and (worlds[0].gs.fetchers != worlds[1].gs.fetchers
+                                            or _levels(worlds[0]) != _levels(worlds[1]))):
+            # Levels, the end and who owes a Fetch are public. A later command can reach a
+            # player's level differently in the two worlds (a command's effect depends on
+            # levels c's and d's first commands moved, or on a shield one of them left), and
+            # whether a or b still has a legal Fetch may depend on which of c and d it used
+            # its first command on: the rules let everyone learn that, so the comparison
+            # stops before the step that shows it.
             until = tuple(_last_start(w) for w in worlds)
             return Twins(
                 variant=variant, worlds=(worlds[0].world(), worlds[1].world()),
                 tells=tuple(sorted((a, b, c, d))), until=(until[0], until[1]),
             )
     return Twins(variant=variant, worlds=(worlds[0].world(), worlds[1].world()), tells=tuple(sorted((a, b, c, d))))
+
+
+def _levels(world: Rehearsal) -> tuple[int, ...]:
+    return tuple(p.level for p in world.gs.players)
 
 
 def _last_start(world: Rehearsal) -> int:
