@@ -381,8 +381,10 @@ def test_the_views_show_standings_starts_moves_and_what_each_player_was_told() -
     send(d, {"type": "move", "move": "skip"}, 1, T0 + 4)
     own, other = views.view(d.ms, Viewer(0)), views.view(d.ms, Viewer(1))
     assert [p["moves"] for p in own["players"]] == [1, 1]
-    assert own["players"][0]["last_move"] == {"move": "go left; don't tell the result",
-                                              "answers": ["go left; don't tell the result - done."]}
+    last = own["players"][0]["last_move"]
+    assert (last["move"], last["answers"]) == ("go left; don't tell the result",
+                                               ["go left; don't tell the result - done."])
+    assert [a["key"] for a in last["said"]] == ["dark_done"]
     assert own["players"] == other["players"]
     assert [t["text"] for t in own["me"]["told"]] == ["You start at 3,2", "You picked up a treasure"]
     assert [t["text"] for t in other["me"]["told"]] == ["You start at 3,3"]
