@@ -83,20 +83,22 @@ def _carries(item: Any) -> str | None:
     return None
 
 
+def _belongings(p: rules.Player) -> dict[str, Any]:
+    return {"bullets": p.bullets, "grenades": p.grenades, "carries": _carries(p.carries)}
+
+
+def _health(p: rules.Player) -> dict[str, Any]:
+    return {"wounded": p.wounded, "infected": p.infected, "heal_left": p.heal_left,
+            "immune": p.immune, "alive": p.alive, "lost": p.lost}
+
+
 def _me(gs: lab.State, seat: int) -> dict[str, Any]:
     core = gs.core
     p = core.players[seat]
     return {
         "seat": seat,
-        "bullets": p.bullets,
-        "grenades": p.grenades,
-        "carries": _carries(p.carries),
-        "wounded": p.wounded,
-        "infected": p.infected,
-        "heal_left": p.heal_left,
-        "immune": p.immune,
-        "alive": p.alive,
-        "lost": p.lost,
+        **_belongings(p),
+        **_health(p),
         "outside": p.outside is not None,
         "may_order": p.may_order,
         "orders": p.orders,
@@ -128,20 +130,12 @@ def _piles(core: rules.State) -> list[dict[str, Any]]:
 
 def _player_full(core: rules.State, seat: int) -> dict[str, Any]:
     p = core.players[seat]
-    carries = _carries(p.carries)
     return {
         "seat": seat,
         "cell": list(p.cell) if p.cell is not None else None,
-        "bullets": p.bullets,
-        "grenades": p.grenades,
-        "carries": carries,
+        **_belongings(p),
         "treasure": p.carries.id if isinstance(p.carries, TreasureItem) else None,
-        "wounded": p.wounded,
-        "infected": p.infected,
-        "heal_left": p.heal_left,
-        "immune": p.immune,
-        "alive": p.alive,
-        "lost": p.lost,
+        **_health(p),
         "outside": None if p.outside is None else {"cell": list(p.outside[0]), "side": p.outside[1]},
         "orders": p.orders,
     }

@@ -56,6 +56,21 @@ Facts = frozenset[tuple[Any, Any]]
 NO_FACTS: Facts = frozenset()
 
 
+def my_turn(view: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    """(our seat, the game state, our own part of it) when the game waits for us."""
+    found = seat_in_play(view)
+    if found is None or found[1]["to_act"] != found[0]:
+        return None
+    seat, gs = found
+    return seat, gs, gs["me"]
+
+
+def random_start(rng: random.Random, gs: dict[str, Any], me: dict[str, Any]) -> dict[str, Any]:
+    """A start cell drawn among the cells not refused to us before (6.1)."""
+    refused = {tuple(c) for c in me["refused"]}
+    return {"type": "start", "cell": rng.choice([c for c in gs["shape"] if tuple(c) not in refused])}
+
+
 def step(cell: Cell, direction: str) -> Cell:
     dr, dc = OFFSETS[direction]
     return cell[0] + dr, cell[1] + dc
@@ -572,21 +587,16 @@ class ExplorerBot:
     # --- the protocol
 
     def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
-        found = seat_in_play(view)
+        found = my_turn(view)
         if found is None:
             return []
-        seat, gs = found
-        if gs["to_act"] != seat:
-            return []
-        me = gs["me"]
+        seat, gs, me = found
         mark = (gs["round"], gs["players"][seat]["moves"], gs["phase"], len(me["refused"]), self.rejected)
         if mark == self.sent:
             return []
         self.sent = mark
         if gs["phase"] == "start":
-            refused = {tuple(c) for c in me["refused"]}
-            cells = [c for c in gs["shape"] if tuple(c) not in refused]
-            return [{"type": "start", "cell": self.rng.choice(cells)}]
+            return [random_start(self.rng, gs, me)]
         if gs["phase"] != "play" or not me["alive"] or me["lost"]:
             return []
         if self.rejected >= 2:  # something the bot does not understand: a plain step
@@ -1049,21 +1059,16 @@ class RandomBot:
         self.sent: tuple[int, int, str] | None = None  # (round, moves made, phase) acted on
 
     def act(self, view: dict[str, Any]) -> list[dict[str, Any]]:
-        found = seat_in_play(view)
+        found = my_turn(view)
         if found is None:
             return []
-        seat, gs = found
-        if gs["to_act"] != seat:
-            return []
-        me = gs["me"]
+        seat, gs, me = found
         mark = (gs["round"], gs["players"][seat]["moves"], gs["phase"] + str(len(me["refused"])))
         if mark == self.sent:
             return []
         self.sent = mark
         if gs["phase"] == "start":
-            refused = {tuple(c) for c in me["refused"]}
-            cells = [c for c in gs["shape"] if tuple(c) not in refused]
-            return [{"type": "start", "cell": self.rng.choice(cells)}]
+            return [random_start(self.rng, gs, me)]
         if me["may_order"] and self.rng.random() < 0.3:
             return [{"type": "order", "cell": self.rng.choice(gs["shape"])},
                     {"type": "move", "move": self._move(me)}]
