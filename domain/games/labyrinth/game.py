@@ -71,10 +71,9 @@ attempts, generate.ATTEMPTS): options that `configure` accepted draw a plan in o
 # --- options ---------------------------------------------------------------------------------
 
 
-def _generate_options(values: Mapping[str, Any], limits: Options | None = None) -> GenerateOptions:
-    lim = limits if limits is not None else rules.OPTIONS.struct(**{"variant": "labyrinth", **values})
-    return GenerateOptions(rows=values["rows"], columns=values["columns"], players=values["players"],
-                           limits=lim, common_start=values["common_start"])
+def _generate_options(options: Options) -> GenerateOptions:
+    return GenerateOptions(rows=options.rows, columns=options.columns, players=options.players,
+                           limits=options, common_start=options.common_start)
 
 
 def _check(variant: str, values: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -113,7 +112,7 @@ def _check(variant: str, values: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _undrawable(options: Options) -> str | None:
     """Why no plan can be drawn under `options` (one trial draw), or None."""
     try:
-        generate(_generate_options(msgspec.structs.asdict(options), options), Rng(b"labyrinth options check"))
+        generate(_generate_options(options), Rng(b"labyrinth options check"))
     except GenerationError as exc:
         return str(exc)
     return None
@@ -158,11 +157,10 @@ def make_setup(options: Options, rng: Rng) -> Any:
     """The plan as text: the host's, or drawn from `rng` under the options."""
     if options.plan is not None:
         return {"source": "host", "plan": render_plan(parse_plan(options.plan))}
-    values = msgspec.structs.asdict(options)
     last: GenerationError | None = None
     for _ in range(GENERATION_DRAWS):
         try:
-            plan = generate(_generate_options(values, options), rng)
+            plan = generate(_generate_options(options), rng)
         except GenerationError as exc:
             last = exc
             continue
