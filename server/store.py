@@ -26,7 +26,10 @@ stays the answer for a key another append (an earlier command, another process) 
 
 Connections: reads and appends each have a bounded pool (`_Pool`: a request that finds
 every connection in use waits for one, up to the command timeout), whose connections
-unused for a while are closed; `follow` blocks on a connection of its own.
+unused for a while are closed; `follow` blocks on a connection of its own. On a single
+Redis with no replicas waited for, appends are written on a connection of their own too,
+a batch at a time, without the client's command layer (`_send_lean`); it is closed
+once unused for as long as a pool's.
 
 On a Redis Cluster (`from_url(..., cluster=True)`) reads and appends go through redis-py's
 cluster client (one with retries, one without), which sends each command to the node
@@ -50,6 +53,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import math
 from collections.abc import AsyncIterator, Mapping
 from importlib import resources
 from typing import Any, cast
@@ -340,6 +344,15 @@ class EventStore:
         # `follow` without the client's command layer (on a real Redis, see from_url).
         self._lean_follow = False
         self._key_args: dict[str, tuple[bytes, bytes]] = {}
+        # Appends without the client's command layer (on a real Redis, see from_url): the
+        # client whose one connection they are written on, and the task writing them.
+        self._appends: aioredis.Redis | None = None
+        self._append_keys: dict[str, bytes] = {}
+        self._appender: asyncio.Task[None] | None = None
+        self._appends_used = 0.0  # when the last batch ended (loop time)
+        self._appends_trim: asyncio.TimerHandle | None = None
+        self.timeout = 5.0
+        self.idle_timeout = 30.0
         script = resources.files("server").joinpath("append.lua").read_text()
         self._append = writes.register_script(script)
         self._expire = writes.register_script(EXPIRE_SCRIPT)
@@ -405,6 +418,12 @@ class EventStore:
         )
         store = cls(reads, writes, description=url, follows=follows)
         store._lean_follow = True
+        store._appends = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 0), single_connection_client=True,
+            socket_timeout=timeout, socket_connect_timeout=timeout,
+        )
+        store.timeout = timeout
+        store.idle_timeout = idle_timeout
         store.wait_replicas = wait_replicas
         store.wait_ms = max(1, round(timeout * 500))
         return store
@@ -453,6 +472,14 @@ class EventStore:
             await self.writes.aclose()
             if self.follows is not self.reads:
                 await self.follows.aclose()
+            if self._appends_trim is not None:
+                self._appends_trim.cancel()
+                self._appends_trim = None
+            if self._appender is not None:
+                with contextlib.suppress(BaseException):
+                    await self._appender
+            if self._appends is not None:
+                await self._appends.aclose()
             for follows in list(self._node_follows.values()):
                 with contextlib.suppress(Exception):
                     await follows.aclose()
@@ -480,17 +507,8 @@ class EventStore:
         head to learn it; only if the head still stands is the append tried again (it
         is conditional, so it cannot land twice). Found landed, it is this append's `ok`
         (with its stream id); a `dup` after such a try is looked into the same way."""
-        encoded = _encoder.encode(entry)
-        args: list[str | bytes] = [
-            expected_head,
-            head_value(entry),
-            key,
-            encoded,
-            str(entry.seq),
-            token_hash or "",
-            "" if seat is None else str(seat),
-        ]
-        keys = [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)]
+        keys, args = self._script_args(match_id, entry, expected_head, key, token_hash, seat)
+        encoded = cast(bytes, args[3])
         uncertain = False  # whether a try of this call may have landed unheard
         for attempt in range(attempts):
             try:
@@ -518,16 +536,42 @@ class EventStore:
             return Appended("conflict")
         raise AppendUnknown(f"match {match_id}: the store did not answer")
 
+    @staticmethod
+    def _script_args(
+        match_id: str, entry: Entry, expected_head: str, key: str,
+        token_hash: str | None = None, seat: int | None = None,
+    ) -> tuple[list[str], list[str | bytes]]:
+        """The append script's keys and arguments (server/append.lua)."""
+        args: list[str | bytes] = [
+            expected_head,
+            head_value(entry),
+            key,
+            _encoder.encode(entry),
+            str(entry.seq),
+            token_hash or "",
+            "" if seat is None else str(seat),
+        ]
+        return [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)], args
+
     def _run_script(self, keys: list[str], args: list[str | bytes]) -> asyncio.Future[Any]:
         """Run the append script once, batched with the other appends of this moment.
 
         Appends of different matches that are decided in the same turn of the event
-        loop go to Redis as one pipeline (one write, one read of the replies), not one
-        round trip each. The pipeline is no transaction: each script runs and answers
-        on its own, exactly as alone; an error of the connection is every append's."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        if not self._queued:
-            asyncio.get_running_loop().call_soon(self._flush)
+        loop go to Redis as one batch (one write, one read of the replies), not one
+        round trip each. A batch is no transaction: each script runs and answers on its
+        own, exactly as alone; an error of the connection is every append's.
+
+        On a real Redis with no replicas to wait for (see from_url), one task writes the
+        appends on a connection of their own, a batch at a time: a batch is everything
+        queued while the one before it was in flight (`_append_lean`). Otherwise each
+        turn's appends go as a pipeline of their own, concurrently (`_flush`)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if self._appends is not None and not self.wait_replicas and not self.cluster:
+            if self._appender is None:
+                self._appender = loop.create_task(self._append_lean())
+        elif not self._queued:
+            loop.call_soon(self._flush)
         self._queued.append((keys, args, future))
         return future
 
@@ -537,27 +581,37 @@ class EventStore:
         self._batches.add(task)
         task.add_done_callback(self._batches.discard)
 
-    async def _send(
-        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
-    ) -> None:
-        replies: list[Any]
+    async def _append_lean(self) -> None:
         try:
-            if self.cluster:
-                replies = await self._send_cluster(batch)
-            elif self.wait_replicas:
-                replies = await self._send_waiting(batch)
-            elif len(batch) == 1:
-                keys, args, _ = batch[0]
-                replies = [await self._append(keys=keys, args=args)]
-            else:
-                pipe = self.writes.pipeline(transaction=False)
-                for keys, args, _ in batch:
-                    pipe.evalsha(self._append.sha, len(keys), *keys, *args)
-                replies = await pipe.execute(raise_on_error=False)
-                for i, reply in enumerate(replies):
-                    if isinstance(reply, NoScriptError):  # Redis lost its scripts: load it again
-                        keys, args, _ = batch[i]
-                        replies[i] = await self._append(keys=keys, args=args)
+            while self._queued:
+                batch, self._queued = self._queued, []
+                await self._send(batch)
+        finally:
+            self._appender = None
+            loop = asyncio.get_running_loop()
+            self._appends_used = loop.time()
+            if self._appends_trim is None:
+                self._appends_trim = loop.call_later(self.idle_timeout, self._trim_appends)
+
+    def _trim_appends(self) -> None:
+        """Close the append connection once unused for `idle_timeout`, as the pools close
+        theirs (the next append opens it again)."""
+        self._appends_trim = None
+        loop = asyncio.get_running_loop()
+        idle = loop.time() - self._appends_used
+        if self._appender is None and idle >= self.idle_timeout:
+            conn = self._appends.connection if self._appends is not None else None
+            if conn is not None:
+                task = asyncio.ensure_future(conn.disconnect(nowait=True))
+                self._batches.add(task)
+                task.add_done_callback(self._batches.discard)
+        else:
+            self._appends_trim = loop.call_later(max(0.01, self.idle_timeout - idle), self._trim_appends)
+
+    async def _send(self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]) -> None:
+        """Send a batch and settle each append's future with its reply (or the error)."""
+        try:
+            replies = await self._replies([(keys, args) for keys, args, _ in batch])
         except BaseException as exc:
             for _, _, future in batch:
                 if not future.done():
@@ -572,6 +626,75 @@ class EventStore:
                 future.set_exception(reply)
             else:
                 future.set_result(reply)
+
+    async def _replies(self, batch: list[tuple[list[str], list[str | bytes]]]) -> list[Any]:
+        """The append script's reply for each (keys, args) of the batch, in order; a
+        ResponseError of one append is its reply, an error of the connection is raised."""
+        replies: list[Any]
+        if self.cluster:
+            return await self._send_cluster(batch)
+        if self.wait_replicas:
+            return await self._send_waiting(batch)
+        if self._appends is not None:
+            replies = await self._send_lean(batch)
+        elif len(batch) == 1:
+            keys, args = batch[0]
+            return [await self._append(keys=keys, args=args)]
+        else:
+            pipe = self.writes.pipeline(transaction=False)
+            for keys, args in batch:
+                pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+            replies = await pipe.execute(raise_on_error=False)
+        for i, reply in enumerate(replies):
+            if isinstance(reply, NoScriptError):  # Redis lost its scripts: load it again
+                keys, args = batch[i]
+                replies[i] = await self._append(keys=keys, args=args)
+        return replies
+
+    async def _send_lean(self, batch: list[tuple[list[str], list[str | bytes]]]) -> list[Any]:
+        """A batch on the append connection: one string of EVALSHA commands built from
+        bytes (the keys of a match encoded once), the replies read in order under one
+        timeout. Through the client's pipeline, packing every argument of every command
+        and reading each reply under a timeout of its own cost about a tenth of a
+        command's server CPU (docs/performance.md). On any error the connection is closed,
+        so that no reply is ever read as another append's."""
+        assert self._appends is not None
+        sha = self._append.sha
+        head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%b\r\n$1\r\n%d\r\n"
+        parts: list[bytes] = []
+        for keys, args in batch:
+            parts.append(head % (3 + len(keys) + len(args), len(sha), sha.encode(), len(keys)))
+            parts.append(self._packed_keys(keys))
+            for arg in args:
+                raw = arg if isinstance(arg, bytes) else arg.encode()
+                parts.append(b"$%d\r\n%b\r\n" % (len(raw), raw))
+        await self._appends.initialize()
+        conn = self._appends.connection
+        assert conn is not None
+        replies: list[Any] = []
+        try:
+            async with asyncio.timeout(self.timeout):
+                await conn.send_packed_command(b"".join(parts), check_health=False)
+                for _ in batch:
+                    try:
+                        replies.append(await conn.read_response(disable_decoding=True, timeout=math.inf))
+                    except ResponseError as exc:  # this append's own error: the others stand
+                        replies.append(exc)
+        except BaseException as exc:
+            await conn.disconnect(nowait=True)
+            if isinstance(exc, TimeoutError):
+                raise RedisTimeoutError("the append batch was not answered in time") from exc
+            raise
+        return replies
+
+    def _packed_keys(self, keys: list[str]) -> bytes:
+        """The keys of an append as RESP bulk strings, encoded once per match (the four
+        keys of one match; dropped with the match's other cached bytes by `forget`)."""
+        packed = self._append_keys.get(keys[0])
+        if packed is None:
+            packed = b"".join(b"$%d\r\n%b\r\n" % (len(k), k) for k in (key.encode() for key in keys))
+            self._append_keys[keys[0]] = packed
+        return packed
 
     def _waited(self, replies: list[Any], replicas: Any) -> list[Any]:
         """The replies of appends followed by WAIT, which answered `replicas`: an `ok`
@@ -592,7 +715,7 @@ class EventStore:
         ]
 
     async def _send_waiting(
-        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
+        self, batch: list[tuple[list[str], list[str | bytes]]]
     ) -> list[Any]:
         """One Redis: the batch and a WAIT for `wait_replicas`, in one pipeline (WAIT
         waits for what its own connection wrote)."""
@@ -601,7 +724,7 @@ class EventStore:
         for _ in range(2):
             pipe = self.writes.pipeline(transaction=False)
             for i in todo:
-                keys, args, _ = batch[i]
+                keys, args = batch[i]
                 pipe.evalsha(self._append.sha, len(keys), *keys, *args)
             pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
             *got, replicas = await pipe.execute(raise_on_error=False)
@@ -618,7 +741,7 @@ class EventStore:
         return replies
 
     async def _send_cluster(
-        self, batch: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]]
+        self, batch: list[tuple[list[str], list[str | bytes]]]
     ) -> list[Any]:
         """A cluster: the batch grouped by the node owning each match's slot, one pipeline
         per node (with a WAIT at its end if `wait_replicas`), the nodes at once. An append
@@ -653,7 +776,7 @@ class EventStore:
                 for i, reply in zip(items, outcome, strict=True):
                     replies[i] = reply
                     if isinstance(reply, AskError) and not isinstance(reply, MovedError):
-                        keys, args, _ = batch[i]
+                        keys, args = batch[i]
                         try:
                             replies[i] = await self._append(keys=keys, args=args)
                         except Exception as exc:  # its own answer, like a reply
@@ -677,11 +800,11 @@ class EventStore:
         self,
         cluster: _Cluster,
         node: ClusterNode,
-        items: list[tuple[list[str], list[str | bytes], asyncio.Future[Any]]],
+        items: list[tuple[list[str], list[str | bytes]]],
     ) -> list[Any]:
         commands = [
             PipelineCommand(n, "EVALSHA", self._append.sha, len(keys), *keys, *args)
-            for n, (keys, args, _) in enumerate(items)
+            for n, (keys, args) in enumerate(items)
         ]
         if self.wait_replicas:
             commands.append(PipelineCommand(len(commands), "WAIT", self.wait_replicas, self.wait_ms))
@@ -943,6 +1066,7 @@ class EventStore:
 
     def forget(self, match_id: str) -> None:
         self._key_args.pop(match_id, None)
+        self._append_keys.pop(log_key(match_id), None)
         self._slots.pop(match_id, None)
 
     # -- expiry ------------------------------------------------------------------------------
