@@ -45,6 +45,7 @@ def held(hub: Hub) -> dict[str, int]:
     }
     if isinstance(hub.store, EventStore):
         counts["key_args"] = len(hub.store._key_args)
+        counts["append_keys"] = len(hub.store._append_keys)
     return counts
 
 
@@ -115,3 +116,40 @@ async def test_a_match_in_play_is_kept_with_nobody_watching(hub: Hub) -> None:
     assert hub.runners == {runner.match_id: runner}
     assert hub.follower.runners == {runner.match_id: runner}
     assert await hub.runner(runner.match_id) is runner
+
+
+async def test_the_clock_keeps_its_timer_for_a_later_deadline_and_rings_by_it(
+    hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deadline that moves later leaves the timer armed for the earlier one, which
+    finds it early and waits for the rest; one that moves earlier re-arms it."""
+    from server.hub import now_ms
+
+    runner = await seated(hub)
+    rang: list[int] = []
+
+    async def tick(due: int) -> None:
+        rang.append(due)
+        runner._ticking = None
+
+    monkeypatch.setattr(runner, "_tick", tick)
+    due = now_ms() + 100
+    monkeypatch.setattr(runner.core, "deadline", lambda: due)
+    runner._arm_clock()
+    timer = runner._clock_timer
+    assert timer is not None
+    due = now_ms() + 250  # later: the same timer
+    runner._arm_clock()
+    assert runner._clock_timer is timer
+    await asyncio.sleep(0.15)
+    assert rang == [] and runner._clock_timer is not timer  # rang early, armed again
+    await asyncio.sleep(0.2)
+    assert rang == [due]
+    due = now_ms() + 60_000
+    runner._arm_clock()
+    timer = runner._clock_timer
+    due = now_ms() + 50  # earlier: armed again for it
+    runner._arm_clock()
+    assert runner._clock_timer is not timer and timer is not None and timer.cancelled()
+    await asyncio.sleep(0.15)
+    assert rang[-1] == due
