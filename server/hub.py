@@ -23,6 +23,8 @@ from collections.abc import KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from domain import engine
 from domain.engine import Entry, IntegrityError, MatchState, Outcome
 from domain.kit.options import split_match_options
@@ -129,6 +131,9 @@ class MatchRunner:
         self._tick_failures = 0  # ticks that failed in a row (the store away)
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
+        # The entry whose append is in flight, and its JSON once asked for (see take).
+        self._in_flight: Entry | None = None
+        self._in_flight_raw: bytes | None = None
         # Whether the hub let go of it (Hub.forget); a viewer may still take it back.
         self.released = False
         # When this process last used the match (a request, a viewer, a command of its
@@ -438,14 +443,18 @@ class MatchRunner:
                     return decided.submitted
                 taken = decided.seat if token_hash is not None else None
                 started = time.perf_counter()
-                result = await self.store.append(
-                    self.match_id,
-                    decided.entry,
-                    expected_head=decided.expected_head,
-                    key=key,
-                    token_hash=token_hash if taken is not None else None,
-                    seat=taken,
-                )
+                self._in_flight, self._in_flight_raw = decided.entry, None
+                try:
+                    result = await self.store.append(
+                        self.match_id,
+                        decided.entry,
+                        expected_head=decided.expected_head,
+                        key=key,
+                        token_hash=token_hash if taken is not None else None,
+                        seat=taken,
+                    )
+                finally:
+                    self._in_flight = self._in_flight_raw = None
                 metrics = self.hub.metrics
                 metrics.append_seconds.observe(time.perf_counter() - started)
                 if result.status == "ok":
@@ -484,6 +493,15 @@ class MatchRunner:
         if not fresh:
             return
         if self.lock.locked():
+            if self._in_flight is not None:
+                # The follower often reads an append of this process before its reply is
+                # in: that entry (the same bytes) is folded by the append itself, and
+                # needs no task waiting for the lock (a few per cent of a command's CPU).
+                if self._in_flight_raw is None:
+                    self._in_flight_raw = msgspec.json.encode(self._in_flight)
+                fresh = [(sid, raw) for sid, raw in fresh if raw != self._in_flight_raw]
+                if not fresh:
+                    return
             self.reading = fresh[-1][0]
             self.hub.spawn(self._take_locked(fresh))
             return
