@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -153,3 +154,30 @@ async def test_the_clock_keeps_its_timer_for_a_later_deadline_and_rings_by_it(
     assert runner._clock_timer is not timer and timer is not None and timer.cancelled()
     await asyncio.sleep(0.15)
     assert rang[-1] == due
+
+
+async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(hub: Hub) -> None:
+    """While an append is in flight (the lock held), the follower may read its entry
+    before the reply is in: that entry is the append's to fold, and no task waits for the
+    lock for it; any other new entry still does."""
+    import msgspec
+
+    runner = await seated(hub)
+    spawned: list[str] = []
+
+    def spawn(coro: Any) -> None:  # noted, not run
+        spawned.append(coro.__qualname__)
+        coro.close()
+
+    hub.spawn = spawn  # type: ignore[method-assign]
+    entry = runner.core.entry(runner.current.seq)
+    later = msgspec.structs.replace(entry, seq=entry.seq + 1)
+    async with runner.lock:
+        runner._in_flight = later
+        runner.take([("9999999999999-0", msgspec.json.encode(later))])
+        assert spawned == [] and runner.reading is None
+        other = msgspec.structs.replace(later, ts=later.ts + 1)
+        runner.take([("9999999999999-0", msgspec.json.encode(later)), ("9999999999999-1", msgspec.json.encode(other))])
+        assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
+        runner._in_flight = None
+    runner.reading = None
