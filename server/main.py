@@ -17,8 +17,19 @@ import uvicorn
 
 from server import logs
 from server.app import create_app
+from server.coalesce import coalescing
 from server.config import Settings
 from server.storage import Store
+
+
+def _ws_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's own choice of websocket protocol, its writes of one turn of the loop
+    sent as one (server/coalesce.py)."""
+    from uvicorn.config import WS_PROTOCOLS
+    from uvicorn.importer import import_from_string
+
+    base = import_from_string(WS_PROTOCOLS["auto"])
+    return coalescing(base)
 
 
 def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uvicorn.Config:
@@ -27,6 +38,7 @@ def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uv
         host=host,
         port=port,
         lifespan="on",
+        ws=_ws_protocol(),
         ws_max_size=settings.hard_frame_limit,
         # No permessage-deflate: compressing every update frame (a few KiB of JSON) was
         # the largest single CPU cost of serving a command; frames stay small anyway.

@@ -1,0 +1,96 @@
+"""server/coalesce.py: the writes of one turn of the loop reach the socket as one."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from server.coalesce import CoalescingTransport, coalescing
+
+
+class Recorder(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.closed = self.aborted = False
+
+    def write(self, data: Any) -> None:
+        self.writes.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return self.closed or self.aborted
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 9)}.get(name, default)
+
+
+async def test_the_writes_of_one_turn_are_one_write_in_their_order() -> None:
+    real = Recorder()
+    t = CoalescingTransport(real, asyncio.get_running_loop())
+    t.write(b"update")
+    t.write(b"")
+    t.writelines([b"|ack", b"|more"])
+    assert real.writes == []  # held until the end of the turn
+    await asyncio.sleep(0)
+    assert real.writes == [b"update|ack|more"]
+    t.write(b"next")
+    await asyncio.sleep(0)
+    assert real.writes == [b"update|ack|more", b"next"]
+    assert t.get_extra_info("peername") == ("127.0.0.1", 9)  # the rest is the real transport's
+
+
+async def test_close_sends_what_is_held_first_and_abort_drops_it() -> None:
+    real = Recorder()
+    t = CoalescingTransport(real, asyncio.get_running_loop())
+    t.write(b"close frame")
+    t.close()
+    assert real.writes == [b"close frame"] and real.closed
+    await asyncio.sleep(0)
+    assert real.writes == [b"close frame"]
+
+    real = Recorder()
+    t = CoalescingTransport(real, asyncio.get_running_loop())
+    t.write(b"lost")
+    t.abort()
+    await asyncio.sleep(0)
+    assert real.writes == [] and real.aborted
+
+
+async def test_nothing_is_written_to_a_transport_that_is_closing() -> None:
+    real = Recorder()
+    t = CoalescingTransport(real, asyncio.get_running_loop())
+    t.write(b"late")
+    real.closed = True  # the peer went away meanwhile
+    await asyncio.sleep(0)
+    assert real.writes == []
+
+
+async def test_the_protocol_class_gets_the_coalescing_transport() -> None:
+    seen: list[object] = []
+
+    class Base(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            seen.append(transport)
+
+    cls = coalescing(Base)
+    assert issubclass(cls, Base) and cls.__name__ == "CoalescingBase"
+    cls().connection_made(Recorder())
+    assert isinstance(seen[0], CoalescingTransport)
+
+
+def test_the_server_runs_uvicorns_own_websocket_protocol_coalescing() -> None:
+    from uvicorn.config import WS_PROTOCOLS
+    from uvicorn.importer import import_from_string
+
+    from server.config import Settings
+    from server.main import _uvicorn_config
+
+    config = _uvicorn_config(object(), "127.0.0.1", 0, Settings())
+    assert isinstance(config.ws, type) and config.ws.__name__.startswith("Coalescing")
+    assert issubclass(config.ws, import_from_string(WS_PROTOCOLS["auto"]))
