@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field
 
@@ -76,6 +77,18 @@ def _wait_replicas_from_env() -> int:
     return value
 
 
+WS_PROTOCOLS = ("auto", "websockets-sansio", "websockets", "wsproto")
+
+
+def _ws_protocol_from_env() -> str:
+    raw = os.environ.get("DAEDALUS_WS_PROTOCOL", "").strip() or "auto"
+    if raw not in WS_PROTOCOLS:
+        raise ValueError(f"DAEDALUS_WS_PROTOCOL must be one of {', '.join(WS_PROTOCOLS)}, not {raw!r}")
+    if raw == "wsproto" and importlib.util.find_spec("wsproto") is None:
+        raise ValueError("DAEDALUS_WS_PROTOCOL=wsproto needs the wsproto package (pip install wsproto)")
+    return raw
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = None
@@ -142,6 +155,11 @@ class Settings:
     # master's log; sent again, it is found there).
     redis_wait_replicas: int = field(default_factory=_wait_replicas_from_env)
     tail_block_ms: int = 2000
+    # uvicorn's websocket implementation (DAEDALUS_WS_PROTOCOL: auto, its default choice,
+    # or websockets-sansio, websockets, wsproto; wsproto is not installed with Daedalus),
+    # its writes of one turn of the loop sent as one (server/coalesce.py).
+    # docs/performance.md compares them.
+    ws_protocol: str = field(default_factory=_ws_protocol_from_env)
     # A process lets go of a match nobody views here (DAEDALUS_RUNNER_IDLE, seconds): a
     # finished one within min(runner_idle / 2, 5) seconds; an unfinished one that only
     # other processes have played since this one last used it (a request, a viewer, a

@@ -22,13 +22,13 @@ from server.config import Settings
 from server.storage import Store
 
 
-def _ws_protocol() -> type[asyncio.Protocol]:
-    """uvicorn's own choice of websocket protocol, its writes of one turn of the loop
-    sent as one (server/coalesce.py)."""
+def _ws_protocol(name: str) -> type[asyncio.Protocol]:
+    """uvicorn's websocket protocol `name` (Settings.ws_protocol), its writes of one turn
+    of the loop sent as one (server/coalesce.py)."""
     from uvicorn.config import WS_PROTOCOLS
     from uvicorn.importer import import_from_string
 
-    base = import_from_string(WS_PROTOCOLS["auto"])
+    base = import_from_string(WS_PROTOCOLS[name])
     return coalescing(base)
 
 
@@ -38,7 +38,7 @@ def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uv
         host=host,
         port=port,
         lifespan="on",
-        ws=_ws_protocol(),
+        ws=_ws_protocol(settings.ws_protocol),
         ws_max_size=settings.hard_frame_limit,
         # No permessage-deflate: compressing every update frame (a few KiB of JSON) was
         # the largest single CPU cost of serving a command; frames stay small anyway.

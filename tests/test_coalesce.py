@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from server.coalesce import CoalescingTransport, coalescing
 
 
@@ -94,3 +96,20 @@ def test_the_server_runs_uvicorns_own_websocket_protocol_coalescing() -> None:
     config = _uvicorn_config(object(), "127.0.0.1", 0, Settings())
     assert isinstance(config.ws, type) and config.ws.__name__.startswith("Coalescing")
     assert issubclass(config.ws, import_from_string(WS_PROTOCOLS["auto"]))
+
+
+def test_the_websocket_implementation_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uvicorn.config import WS_PROTOCOLS
+    from uvicorn.importer import import_from_string
+
+    from server.config import Settings
+    from server.main import _uvicorn_config
+
+    mp = monkeypatch
+    mp.setenv("DAEDALUS_WS_PROTOCOL", "websockets-sansio")
+    config = _uvicorn_config(object(), "127.0.0.1", 0, Settings())
+    assert isinstance(config.ws, type)
+    assert issubclass(config.ws, import_from_string(WS_PROTOCOLS["websockets-sansio"]))
+    mp.setenv("DAEDALUS_WS_PROTOCOL", "nope")
+    with pytest.raises(ValueError, match="DAEDALUS_WS_PROTOCOL must be one of auto"):
+        Settings()
