@@ -8,6 +8,7 @@ blocked or disregarded): only its owner, and full viewers, see what it named.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations_with_replacement
 from typing import Any
@@ -202,13 +203,14 @@ def _seat_view(
     }
 
 
-def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
-    """The game's state as `viewer` may see it."""
+def _view(ms: MatchState, viewer: Viewer, terms: Any, last_round: Any) -> dict[str, Any]:
+    """The game's state as `viewer` may see it, with its terms and its last round as
+    given (their dicts, or their JSON)."""
     gs: State = ms.game_state
     opts = gs.options
     return {
         "variant": gs.variant,
-        "terms": _terms_view(TERMS[gs.variant]),
+        "terms": terms,
         "round": gs.round,
         "deadline": gs.deadline,
         "round_ms": fct.round_ms(opts),
@@ -220,9 +222,38 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
         "pot": gs.pot,
         "replays": gs.replays,
         "seats": [_seat_view(ms, gs, s, viewer) for s in range(len(gs.seats))],
-        "last_round": _resolved_view(gs.last, gs.variant, viewer) if gs.last is not None else None,
+        "last_round": last_round,
         "over": _game_over_view(gs.finished) if gs.finished is not None else None,
     }
+
+
+def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """The game's state as `viewer` may see it."""
+    gs: State = ms.game_state
+    last = _resolved_view(gs.last, gs.variant, viewer) if gs.last is not None else None
+    return _view(ms, viewer, _terms_view(TERMS[gs.variant]), last)
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+# The last round's part of a view is the same in every update of the next round (a
+# viewer's, and every viewer's who may see the same): encoded once per round and viewer,
+# it is spliced into the view's JSON as it is (its dict built and encoded again for
+# every viewer and entry was about a third of the view's cost). Keyed by values (frozen
+# Structs, hashable and immutable): the same result, whatever match they come from. A
+# few thousand, for a server's matches in play at once (three viewers each, about 1 kB
+# apiece).
+@functools.lru_cache(maxsize=2048)
+def _resolved_json(event: RoundResolved, variant: str, viewer: Viewer) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_resolved_view(event, variant, viewer)))
+
+
+def view_json(ms: MatchState, viewer: Viewer) -> bytes:
+    """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
+    gs: State = ms.game_state
+    last = _resolved_json(gs.last, gs.variant, viewer) if gs.last is not None else None
+    return _encode(_view(ms, viewer, _terms_view(TERMS[gs.variant]), last))
 
 
 # --- replay text -----------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""Five-Card Trick's view as JSON (`view_json`, what the match core's frames carry) is
+the JSON of its view (`view`), byte for byte, whatever parts of it are kept from one
+view to the next: for every state of bots' matches of every variant (missed rounds,
+replays, items, Blocks that did not resolve), every seat, a spectator and the full view,
+asked in an order in which a part kept for one viewer would show up in another's view.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from domain.engine import MatchState
+from domain.games import five_card_trick as fct
+from projections import five_card_trick as views
+from projections.common import ViewEncoder, match_view
+from projections.contract import AUDITOR, SPECTATOR, Viewer
+from projections.registry import hosted
+from tests.conformance.checks import play_match
+
+_encode = msgspec.json.Encoder().encode
+HOSTED = hosted(fct.name)
+VIEWERS = (Viewer(seat=0), Viewer(seat=1), SPECTATOR, AUDITOR, Viewer(seat=1, full=True))
+
+
+def states(variant: str, seed: int, miss: float = 0.0) -> list[MatchState]:
+    return play_match(HOSTED, variant, seed, miss=miss).driver.states
+
+
+@pytest.mark.parametrize("variant", fct.VARIANT_NAMES)
+@pytest.mark.parametrize("seed, miss", [(0, 0.0), (1, 0.3)])
+def test_view_json_is_the_json_of_the_view(variant: str, seed: int, miss: float) -> None:
+    for ms in states(variant, seed, miss):
+        for viewer in (*VIEWERS, *reversed(VIEWERS)):
+            assert views.view_json(ms, viewer) == _encode(views.view(ms, viewer)), (ms.seq, viewer)
+
+
+def test_the_same_values_give_the_same_json_from_other_objects() -> None:
+    """Kept parts are found by value: a state decoded again (equal, not the same objects)
+    gives the same bytes, as does the state it was decoded from."""
+    for ms in states("final", 2)[::7]:
+        again = msgspec.json.decode(msgspec.json.encode(ms.game_state), type=fct.State)
+        assert again == ms.game_state and again is not ms.game_state
+        copy = msgspec.structs.replace(ms, game_state=again)
+        for viewer in VIEWERS:
+            assert views.view_json(copy, viewer) == views.view_json(ms, viewer) == _encode(
+                views.view(ms, viewer)
+            )
+
+
+def test_the_view_is_a_fresh_dict_each_time() -> None:
+    """What `view` returns is the caller's to change: nothing in it is kept."""
+    ms = states("dm12", 3)[-5]
+    first = views.view(ms, SPECTATOR)
+    expected = _encode(first)
+    first["terms"]["actions"]["score"] = "changed"
+    first["last_round"]["seats"][0]["plays"].clear()
+    first["seats"][0]["lights"].append("changed")
+    assert _encode(views.view(ms, SPECTATOR)) == expected
+    assert views.view_json(ms, SPECTATOR) == expected
+
+
+def test_the_encoder_uses_the_games_view_json() -> None:
+    encoder = ViewEncoder(HOSTED.views)
+    for ms in states("setnas-curse", 4)[::3]:
+        for viewer in VIEWERS:
+            assert encoder.encode(ms, viewer) == _encode(match_view(HOSTED.views, ms, viewer))
