@@ -249,11 +249,17 @@ def _resolved_json(event: RoundResolved, variant: str, viewer: Viewer) -> msgspe
     return msgspec.Raw(_encode(_resolved_view(event, variant, viewer)))
 
 
+# A variant's terms, the same in every view of its matches: encoded once per variant.
+@functools.lru_cache(maxsize=16)
+def _terms_json(variant: str) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_terms_view(TERMS[variant])))
+
+
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
     gs: State = ms.game_state
     last = _resolved_json(gs.last, gs.variant, viewer) if gs.last is not None else None
-    return _encode(_view(ms, viewer, _terms_view(TERMS[gs.variant]), last))
+    return _encode(_view(ms, viewer, _terms_json(gs.variant), last))
 
 
 # --- replay text -----------------------------------------------------------------------
