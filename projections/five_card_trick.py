@@ -176,19 +176,25 @@ def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
     return None
 
 
-def _seat_view(
-    ms: MatchState, gs: State, s: int, viewer: Viewer
-) -> dict[str, Any]:
+def _seat_view(ms: MatchState, gs: State, s: int, viewer: Viewer) -> dict[str, Any]:
     seat = gs.seats[s]
-    terms = TERMS[gs.variant]
+    shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
+    return _seat_part(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+
+
+def _seat_part(
+    seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
+) -> dict[str, Any]:
+    """Seat `s` of a view (`shows_pending`: with its submission so far)."""
+    terms = TERMS[variant]
     history: list[list[str] | None] = [None, None, *(list(h) for h in seat.history)][-2:]
     pending = None
-    if seat.pending is not None and _sees_hidden(viewer, s):
-        pending = _submission_view(seat, seat.pending, gs.variant)
+    if shows_pending and seat.pending is not None:
+        pending = _submission_view(seat, seat.pending, variant)
     return {
         "seat": s,
-        "name": ms.names[s],
-        "dmo": gs.options.dmo == s,
+        "name": name,
+        "dmo": dmo,
         "chips": seat.chips,
         "lights": list(seat.lights),
         "lights_shown": [terms.of(a) for a in seat.lights],
@@ -203,9 +209,9 @@ def _seat_view(
     }
 
 
-def _view(ms: MatchState, viewer: Viewer, terms: Any, last_round: Any) -> dict[str, Any]:
-    """The game's state as `viewer` may see it, with its terms and its last round as
-    given (their dicts, or their JSON)."""
+def _view(ms: MatchState, terms: Any, seats: list[Any], last_round: Any) -> dict[str, Any]:
+    """The game's state with its terms, its seats and its last round as given (as a
+    viewer sees them: their dicts, or their JSON)."""
     gs: State = ms.game_state
     opts = gs.options
     return {
@@ -221,7 +227,7 @@ def _view(ms: MatchState, viewer: Viewer, terms: Any, last_round: Any) -> dict[s
         "dmo": opts.dmo,
         "pot": gs.pot,
         "replays": gs.replays,
-        "seats": [_seat_view(ms, gs, s, viewer) for s in range(len(gs.seats))],
+        "seats": seats,
         "last_round": last_round,
         "over": _game_over_view(gs.finished) if gs.finished is not None else None,
     }
@@ -231,7 +237,8 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
     """The game's state as `viewer` may see it."""
     gs: State = ms.game_state
     last = _resolved_view(gs.last, gs.variant, viewer) if gs.last is not None else None
-    return _view(ms, viewer, _terms_view(TERMS[gs.variant]), last)
+    seats = [_seat_view(ms, gs, s, viewer) for s in range(len(gs.seats))]
+    return _view(ms, _terms_view(TERMS[gs.variant]), seats, last)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -255,11 +262,29 @@ def _terms_json(variant: str) -> msgspec.Raw:
     return msgspec.Raw(_encode(_terms_view(TERMS[variant])))
 
 
+# A seat's part of a view changes when the seat's state does (its submission, the
+# round's end): in the other updates of a round it is the same, and for every viewer
+# who sees the same of it (its owner before it submits, the opponent and spectators
+# after). Encoded once for all of these; keyed by values, as _resolved_json.
+@functools.lru_cache(maxsize=4096)
+def _seat_part_json(
+    seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
+) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_seat_part(seat, s, name, dmo, variant, shows_pending)))
+
+
+def _seat_json(ms: MatchState, gs: State, s: int, viewer: Viewer) -> msgspec.Raw:
+    seat = gs.seats[s]
+    shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
+    return _seat_part_json(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+
+
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
     gs: State = ms.game_state
     last = _resolved_json(gs.last, gs.variant, viewer) if gs.last is not None else None
-    return _encode(_view(ms, viewer, _terms_json(gs.variant), last))
+    seats = [_seat_json(ms, gs, s, viewer) for s in range(len(gs.seats))]
+    return _encode(_view(ms, _terms_json(gs.variant), seats, last))
 
 
 # --- replay text -----------------------------------------------------------------------
