@@ -44,6 +44,19 @@ def _sees_hidden(viewer: Viewer, seat: int) -> bool:
     return viewer.full or viewer.seat == seat
 
 
+# A variant's card names and reason texts, as Terms.of and fct.reason_text give them,
+# looked up rather than derived again for every play and light of every view
+# (reason_text builds its table of nine texts at each call).
+_NAMES: Mapping[str, Mapping[str, str]] = {
+    variant: {a: terms.of(a) for a in ACTIONS} for variant, terms in TERMS.items()
+}
+
+
+@functools.lru_cache(maxsize=256)
+def _reason_text(reason: str, variant: str) -> str:
+    return fct.reason_text(reason, TERMS[variant])
+
+
 def _terms_view(terms: Terms) -> dict[str, Any]:
     return {
         "actions": {a: terms.of(a) for a in ACTIONS},
@@ -64,7 +77,7 @@ def _submission_view(seat: SeatState, sub: Submission, variant: str) -> dict[str
         "block": sub.block,
         "items": list(sub.items),
         "disregarded": [
-            {"action": action, "reason": reason, "reason_text": fct.reason_text(reason, TERMS[variant])}
+            {"action": action, "reason": reason, "reason_text": _reason_text(reason, variant)}
             for action, reason in fct.disregards(seat, sub, variant)
         ],
         "warnings": list(fct.warnings_for(seat, sub, variant)),
@@ -81,7 +94,7 @@ def _block_shown(out: SeatOutcome, seat: int, viewer: Viewer) -> str | None:
 
 
 def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[str, Any]:
-    terms = TERMS[variant]
+    names = _NAMES[variant]
     seats = []
     for s, out in enumerate(event.seats):
         seats.append(
@@ -91,11 +104,11 @@ def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[s
                 "plays": [
                     {
                         "action": p.action,
-                        "name": terms.of(p.action),
+                        "name": names[p.action],
                         "copies": p.copies,
                         "status": p.status,
                         "reason": p.reason,
-                        "reason_text": fct.reason_text(p.reason, terms) if p.reason else None,
+                        "reason_text": _reason_text(p.reason, variant) if p.reason else None,
                     }
                     for p in out.plays
                 ],
@@ -186,7 +199,7 @@ def _seat_part(
     seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
 ) -> dict[str, Any]:
     """Seat `s` of a view (`shows_pending`: with its submission so far)."""
-    terms = TERMS[variant]
+    names = _NAMES[variant]
     history: list[list[str] | None] = [None, None, *(list(h) for h in seat.history)][-2:]
     pending = None
     if shows_pending and seat.pending is not None:
@@ -197,7 +210,7 @@ def _seat_part(
         "dmo": dmo,
         "chips": seat.chips,
         "lights": list(seat.lights),
-        "lights_shown": [terms.of(a) for a in seat.lights],
+        "lights_shown": [names[a] for a in seat.lights],
         "blocked": list(seat.blocked),
         "history": {"r-2": history[0], "r-1": history[1]},
         "limit_reset_last": seat.reset_last,
