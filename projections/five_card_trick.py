@@ -93,7 +93,19 @@ def _block_shown(out: SeatOutcome, seat: int, viewer: Viewer) -> str | None:
     return out.block if resolved else None
 
 
+def _blocks_shown(event: RoundResolved, viewer: Viewer) -> tuple[str | None, ...]:
+    """The Block target of each seat of a resolved round, as `viewer` may see it."""
+    return tuple([_block_shown(out, s, viewer) for s, out in enumerate(event.seats)])
+
+
 def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[str, Any]:
+    return _resolved_part(event, variant, _blocks_shown(event, viewer))
+
+
+def _resolved_part(
+    event: RoundResolved, variant: str, blocks: tuple[str | None, ...]
+) -> dict[str, Any]:
+    """A resolved round, with each seat's Block target as shown (`blocks`)."""
     names = _NAMES[variant]
     seats = []
     for s, out in enumerate(event.seats):
@@ -112,7 +124,7 @@ def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[s
                     }
                     for p in out.plays
                 ],
-                "block": _block_shown(out, s, viewer),
+                "block": blocks[s],
                 "items": list(out.items),
                 "effective": list(out.effective),
                 "scored": out.scored,
@@ -258,15 +270,18 @@ _encode = msgspec.json.Encoder().encode
 
 
 # The last round's part of a view is the same in every update of the next round (a
-# viewer's, and every viewer's who may see the same): encoded once per round and viewer,
-# it is spliced into the view's JSON as it is (its dict built and encoded again for
-# every viewer and entry was about a third of the view's cost). Keyed by values (frozen
+# viewer's, and every viewer's who may see the same Block targets: all of them, unless
+# a Block did not resolve): encoded once per round and Block targets shown, it is
+# spliced into the view's JSON as it is (its dict built and encoded again for every
+# viewer and entry was about a third of the view's cost). Keyed by values (frozen
 # Structs, hashable and immutable): the same result, whatever match they come from. A
-# few thousand, for a server's matches in play at once (three viewers each, about 1 kB
+# few thousand, for a server's matches in play at once (one to three each, about 1 kB
 # apiece).
 @functools.lru_cache(maxsize=2048)
-def _resolved_json(event: RoundResolved, variant: str, viewer: Viewer) -> msgspec.Raw:
-    return msgspec.Raw(_encode(_resolved_view(event, variant, viewer)))
+def _resolved_json(
+    event: RoundResolved, variant: str, blocks: tuple[str | None, ...]
+) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_resolved_part(event, variant, blocks)))
 
 
 # A variant's terms, the same in every view of its matches: encoded once per variant.
@@ -295,7 +310,9 @@ def _seat_json(ms: MatchState, gs: State, s: int, viewer: Viewer) -> msgspec.Raw
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
     gs: State = ms.game_state
-    last = _resolved_json(gs.last, gs.variant, viewer) if gs.last is not None else None
+    last = None
+    if gs.last is not None:
+        last = _resolved_json(gs.last, gs.variant, _blocks_shown(gs.last, viewer))
     seats = [_seat_json(ms, gs, s, viewer) for s in range(len(gs.seats))]
     return _encode(_view(ms, _terms_json(gs.variant), seats, last))
 
