@@ -145,26 +145,31 @@ class ViewEncoder:
         self._options: Any = None
         self._options_json = b""
         self._head = self._middle = self._tail = b""
+        self._head_of: tuple[Any, ...] = ()
 
     def _share(self, ms: MatchState) -> None:
         if ms.options is not self._options:
             self._options_json = _encode(to_builtins(ms.options))
             self._options = ms.options
-        head = _encode({
-            "match": ms.match_id,
-            "game": ms.game,
-            "variant": ms.variant,
-            "rules_version": ms.rules_version,
-            "commitment": ms.commitment,
-            "seats": [{"seat": i, "name": name} for i, name in enumerate(ms.names)],
-        })
+        # The head changes only when a seat is taken: encoded again only then.
+        head_of = (ms.match_id, ms.game, ms.variant, ms.rules_version, ms.commitment, ms.names)
+        if head_of != self._head_of:
+            head = _encode({
+                "match": ms.match_id,
+                "game": ms.game,
+                "variant": ms.variant,
+                "rules_version": ms.rules_version,
+                "commitment": ms.commitment,
+                "seats": [{"seat": i, "name": name} for i, name in enumerate(ms.names)],
+            })
+            self._head = head[:-1] + b',"you":'
+            self._head_of = head_of
         middle = _encode({
             "started": ms.started,
             "ended": ms.ended,
             "result": to_builtins(ms.result) if ms.result is not None else None,
             "deadline": ms.rules.deadline(ms.game_state) if ms.started and not ms.ended else None,
         })
-        self._head = head[:-1] + b',"you":'
         self._middle = b"," + middle[1:-1] + b',"options":' + self._options_json + b',"game_state":'
         self._tail = (
             b"," + _encode({"seed": ms.seed, "setup": ms.setup})[1:] if ms.ended else b"}"
