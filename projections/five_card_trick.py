@@ -212,7 +212,7 @@ def _seat_part(
 ) -> dict[str, Any]:
     """Seat `s` of a view (`shows_pending`: with its submission so far)."""
     names = _NAMES[variant]
-    history: list[list[str] | None] = [None, None, *(list(h) for h in seat.history)][-2:]
+    history = seat.history  # (up to two rounds, oldest first)
     pending = None
     if shows_pending and seat.pending is not None:
         pending = _submission_view(seat, seat.pending, variant)
@@ -224,7 +224,10 @@ def _seat_part(
         "lights": list(seat.lights),
         "lights_shown": [names[a] for a in seat.lights],
         "blocked": list(seat.blocked),
-        "history": {"r-2": history[0], "r-1": history[1]},
+        "history": {
+            "r-2": list(history[-2]) if len(history) > 1 else None,
+            "r-1": list(history[-1]) if history else None,
+        },
         "limit_reset_last": seat.reset_last,
         "submitted": seat.pending is not None,
         "pending": pending,
