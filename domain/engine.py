@@ -186,7 +186,8 @@ def outcome_digest(outcome: Outcome) -> str:
 
 
 def entry_digest(
-    prev: str, entry: Entry, audit_key: bytes | None = None, entry_key: bytes | None = None
+    prev: str, entry: Entry, audit_key: bytes | None = None,
+    entry_key: bytes | sealing.Keyed | None = None,
 ) -> str:
     """The chained digest: SHA-256 of `prev` and the canonical JSON of the entry's fields
     but `digest`. Version 3 (`audit_key` given): a command's body enters it by the
@@ -206,12 +207,21 @@ def entry_digest(
 
 
 def out_digest(
-    outcome: Outcome, seq: int, audit_key: bytes | None = None, entry_key: bytes | None = None
+    outcome: Outcome, seq: int, audit_key: bytes | None = None,
+    entry_key: bytes | sealing.Keyed | None = None,
 ) -> str:
     """An entry's `out`: the outcome's digest, or (version 3) the commitment to it."""
     if audit_key is None:
         return outcome_digest(outcome)
     return sealing.out_commitment(entry_key or sealing.entry_key(audit_key, seq), outcome)
+
+
+def _entry_keyed(audit_key: bytes | None, seq: int) -> sealing.Keyed | None:
+    """Version 3: the entry's key, ready for the salts of its body and its outcome (made
+    once for both digests)."""
+    if audit_key is None:
+        return None
+    return sealing.Keyed(sealing.entry_key(audit_key, seq))
 
 
 def seal(
@@ -230,7 +240,7 @@ def seal(
         ekey = None
         out = outcome_digest(outcome)
     else:
-        ekey = sealing.entry_key(audit_key, seq) if audit_key is not None else None
+        ekey = _entry_keyed(audit_key, seq)
         out = out_digest(outcome, seq, audit_key, ekey)
     unsealed = Entry(seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body, out=out, digest="")
     return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key, ekey))
@@ -608,7 +618,7 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
     audit_key = ms.audit_key
-    ekey = sealing.entry_key(audit_key, entry.seq) if audit_key is not None else None
+    ekey = _entry_keyed(audit_key, entry.seq)
     if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),
