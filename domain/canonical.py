@@ -12,12 +12,13 @@ from typing import Any
 
 import msgspec
 
-_encoder = msgspec.json.Encoder(order="sorted")
+canonical_encoder = msgspec.json.Encoder(order="sorted")
+"""The encoder `canonical` uses (its `encode` called directly where a call counts)."""
 
 
 def canonical(value: Any) -> bytes:
     """The canonical JSON bytes of a value (structs, dicts, lists, scalars)."""
-    return _encoder.encode(value)
+    return canonical_encoder.encode(value)
 
 
 def sha256_hex(*parts: bytes) -> str:

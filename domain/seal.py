@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from domain.canonical import canonical, sha256_hex
+from domain.canonical import canonical, canonical_encoder, sha256_hex
 
 AUDIT_PREFIX = b"daedalus-audit-v1\n"
 ENTRY_PREFIX = b"daedalus-entry-v1\n"
@@ -63,6 +63,10 @@ def audit_digest(key: bytes) -> str:
 # instead of four, and no OpenSSL MAC context set up per call (hmac.digest each time: 1.2 us
 # a message here, 0.5 us this way; callgrind: 23,600 instructions against 12,700).
 
+_sha256 = hashlib.sha256
+_encode = canonical_encoder.encode
+_BODY_PATH = BODY.encode()
+_OUT_PATH = OUT.encode()
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
 
@@ -90,15 +94,32 @@ class Keyed:
         """The salt of the value at `path` of the entry whose key this is."""
         return self.digest(path.encode())
 
-    def field_salt(self, name: Any) -> bytes:
-        """The salt of a body's top-level field `name` (path `body/<name>`)."""
-        if type(name) is str:
-            return self.digest(_field_path_bytes(name))
-        return self.digest(field_path(name).encode())  # (only a JSON body's names are kept)
+    def commitment(self, path: bytes, value: Any) -> str:
+        """commit(salt at `path`, value), in one call (it is made seven times an entry:
+        the salt's HMAC written out here saves five Python calls a value)."""
+        inner = self._inner.copy()
+        inner.update(path)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return _sha256(SEAL_PREFIX + outer.digest() + _encode(value)).hexdigest()
+
+    def inner_form(self, body: dict[Any, Any]) -> dict[Any, dict[str, str]]:
+        commitment = self.commitment
+        return {
+            name: {SEALED: commitment(_field_path_bytes(name), value)}
+            for name, value in body.items()
+        }
+
+
+def _field_path_bytes(name: Any) -> bytes:
+    """The path of a body's top-level field `name`, encoded."""
+    if type(name) is str:  # (any other key, of a body not read from JSON: not kept)
+        return _field_path_str(name)
+    return field_path(name).encode()
 
 
 @lru_cache(maxsize=256)
-def _field_path_bytes(name: str) -> bytes:
+def _field_path_str(name: str) -> bytes:
     # A game's commands have a few field names; remembered (at most 256) rather than
     # formatted and encoded for every field of every command.
     return field_path(name).encode()
@@ -148,20 +169,19 @@ def inner_form(ekey: bytes | Keyed, body: Any) -> Any:
     """A command body with every top-level field's value by its commitment (a body that
     is not an object: itself)."""
     if isinstance(body, dict):
-        k = keyed(ekey)
-        return {name: stand_in(commit(k.field_salt(name), v)) for name, v in body.items()}
+        return keyed(ekey).inner_form(body)
     return body
 
 
 def body_form(ekey: bytes | Keyed, body: Any) -> Any:
     """A command body as the chained digest covers it: the commitment to its inner form."""
     k = keyed(ekey)
-    return stand_in(commit(k.salt(BODY), inner_form(k, body)))
+    return {SEALED: k.commitment(_BODY_PATH, k.inner_form(body) if isinstance(body, dict) else body)}
 
 
 def out_commitment(ekey: bytes | Keyed, outcome: Any) -> str:
     """An entry's `out` digest: the commitment to its outcome."""
-    return commit(keyed(ekey).salt(OUT), outcome)
+    return keyed(ekey).commitment(_OUT_PATH, outcome)
 
 
 def create_form(body: Any) -> Any:
