@@ -151,10 +151,11 @@ class MatchCore(Generic[K]):
     taken, when a round ends and when the match ends, and sends it to the players
     subscribed (every subscriber, at the end) in their update of that entry (or as a
     `receipt` frame when it shows them nothing); a player's welcome carries the latest.
-    Signing happens once a round and once a hello, never per command, and only when
-    someone is there to receive it. (Each digest is chained, so a later receipt vouches
-    for every entry before it: a player away for a round loses nothing but that round's
-    own.)"""
+    Signing happens once a round, never per command, and only when someone is there to
+    receive it; the welcomes of that round carry the same receipt, not signed again (nor
+    is the creation's, in the answer to each seat taken).
+    (Each digest is chained, so a later receipt vouches for every entry before it: a
+    player away for a round loses nothing but that round's own.)"""
 
     def __init__(
         self,
@@ -170,6 +171,9 @@ class MatchCore(Generic[K]):
         # The latest checkpoint a receipt is given for: (seq, digest, what, round).
         self.checkpoint: tuple[int, str, str, int | None] | None = None
         self._round_first: int | None = None  # ts of the current round's first command
+        # The creation's receipt and the last checkpoint's, once signed: what each was
+        # asked for (its fields and the key) and the receipt (see `_signed`).
+        self._kept: list[tuple[tuple[Any, ...], dict[str, Any]] | None] = [None, None]
         self.match_id: str = first.body["match"]
         self.hosted: Hosted = game if game is not None else hosted(first.body["game"])
         ms = engine.open_match(self.hosted.rules, first)
@@ -393,12 +397,29 @@ class MatchCore(Generic[K]):
 
     def receipt(self, seq: int, digest: str, what: str, round_: int | None) -> dict[str, Any] | None:
         """A receipt signed by the server's key (None without one)."""
+        signed = self._signed(seq, digest, what, round_)
+        return None if signed is None else dict(signed)
+
+    def _signed(self, seq: int, digest: str, what: str, round_: int | None) -> dict[str, Any] | None:
+        """`receipt`, not to be changed: the creation's and the last checkpoint's are kept.
+        The same receipt goes in every player's update of a checkpoint and in every
+        welcome until the next one, and the creation's in the answer to every seat taken:
+        signing it again (some 450,000 instructions; a Five-Card Trick command in
+        bench/core.py is about 1,100,000) would give the same bytes (Ed25519 signatures
+        are deterministic). A 13-seat match set up as bench/load.py sets it up (created,
+        13 seats taken, 13 hellos) had 27 signatures made before its first command; 2 now."""
         if self.key is None:
             return None
-        return self.key.receipt(
-            match=self.match_id, seq=seq, digest=digest, commitment=self._current.commitment,
-            what=what, round=round_,
-        )
+        commitment = self._current.commitment
+        asked = (seq, digest, what, round_, commitment, self.key)
+        slot = 0 if what == "created" else 1
+        kept = self._kept[slot]
+        if kept is None or kept[0] != asked:
+            kept = self._kept[slot] = (asked, self.key.receipt(
+                match=self.match_id, seq=seq, digest=digest, commitment=commitment, what=what,
+                round=round_,
+            ))
+        return kept[1]
 
     def creation_receipt(self) -> dict[str, Any] | None:
         """The receipt of the match's creation: its first entry and its commitment."""
@@ -497,7 +518,7 @@ class MatchCore(Generic[K]):
         view = self.streams.view(viewer)
         welcome = {**welcome, "seq": length, "view": view}
         if viewer.seat is not None or self._current.ended:  # the latest receipt, if any
-            receipt = self.receipt(*self.checkpoint) if self.checkpoint is not None else None
+            receipt = self._signed(*self.checkpoint) if self.checkpoint is not None else None
             if receipt is not None:
                 welcome["receipt"] = {"type": "receipt", **receipt}
         frames = [_encode(welcome)]
@@ -540,7 +561,7 @@ class MatchCore(Generic[K]):
                     viewer.seat is not None or checkpoint == "ended"
                 ):
                     if signed is None:
-                        receipt = self.receipt(*self.checkpoint) if self.checkpoint else None
+                        receipt = self._signed(*self.checkpoint) if self.checkpoint else None
                         signed = _encode({"type": "receipt", **(receipt or {})})
                     frame = frames[viewer] = (
                         signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"

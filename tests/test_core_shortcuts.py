@@ -1,11 +1,13 @@
 """The match core's shortcuts give what the plain way gives (server/core.py): a viewer
 followed under several keys gets the same frame under each, a held subscriber gets none,
-a receipt is signed once, and only when someone receives it, and the answers built
+a receipt is signed once, and only when someone receives it (a welcome carries the one
+signed already), and the answers built
 without a dataclass's own __init__ behave as frozen dataclasses."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.engine import Outcome
 from projections.contract import SPECTATOR, Viewer
+from server import keys
 from server.core import Append, MatchCore, Submitted
 from server.keys import ServerKey
 from tests.test_core import GAME, Play
@@ -94,3 +97,22 @@ def test_answers_are_frozen_dataclasses() -> None:
         decided.seat = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         Append(core.entry(2), core.current, outcome, "1:x")  # type: ignore[call-arg]
+
+
+def test_a_welcome_carries_the_receipt_signed_already() -> None:
+    signed: list[Any] = []
+    play = played({"a": SEAT0}, {}, signed)
+    last = json.loads(play.sent["a"][-1])["receipt"]
+    count = len(signed)
+    for k, viewer in (("again", SEAT0), ("other", SEAT1), ("watcher", SPECTATOR)):
+        welcome = json.loads(play.core.subscribe(k, viewer, None, {"type": "welcome"})[0])
+        assert welcome["receipt"] == last
+    assert len(signed) == count, "not signed again"
+    welcome = json.loads(play.core.subscribe("b", SEAT0, None, {"type": "welcome"})[0])
+    welcome["receipt"]["seq"] = 0  # the caller's copy
+    assert json.loads(play.core.subscribe("c", SEAT1, None, {"type": "welcome"})[0])["receipt"] == last
+    created = play.core.creation_receipt()
+    assert created is not None and created["what"] == "created" and keys.verify_receipt(created)
+    welcome = json.loads(play.core.subscribe("d", SEAT0, None, {"type": "welcome"})[0])
+    assert play.core.creation_receipt() == created and welcome["receipt"] == last
+    assert len(signed) == count + 1, "the creation's signed once, the last checkpoint's kept"
