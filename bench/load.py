@@ -794,15 +794,17 @@ class PhaseResult:
 SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine.propose (rules, sealing, digests)", ("MatchCore.propose (",)),
     ("receipt signing (once a round)", ("ServerKey.receipt (", "MatchCore.receipt (")),
-    ("projections: the game's view (views.view)", ("view (projections/",)),
+    ("projections: the game's view (views.view)", ("view (projections/", "view_json (projections/")),
     ("projections: each viewer's events (project_events)", ("project_events (",)),
     ("update frames: the engine's part of the view, encoding, assembly", (
         "match_view (", "ViewEncoder.", "Streams._frame (", "Streams.live (", "MatchCore._broadcast (")),
     ("fold bookkeeping (core, hub delivery, clock)", (
         "MatchCore._folded (", "MatchCore.appended (", "MatchRunner._deliver (", "MatchRunner._arm_clock (")),
-    ("websocket send (Starlette, uvicorn, websockets, socket writes)", ("Connection.sender (",)),
+    ("websocket send (Starlette, uvicorn, websockets, socket writes)", (
+        "Connection.sender (", "CoalescingTransport.")),
     ("redis append", ("EventStore.append (", "EventStore._send (", "EventStore._run_script (",
-                      "EventStore._flush (", "AbstractConnection._send_packed_command (")),
+                      "EventStore._flush (", "EventStore._append_lean (",
+                      "AbstractConnection._send_packed_command (")),
     ("follower (XREAD, skipping the process's own entries)", (
         "Follower._run (", "EventStore.follow (", "EventStore._follow_lean (", "MatchRunner._take_locked (")),
     ("websocket receive and frame decoding", (
