@@ -121,3 +121,65 @@ async def test_a_request_that_never_arrived_is_tried_again(store: EventStore) ->
     res = await store.append("m1", e2, expected_head=head_value(first), key="k")
     assert res.status == "ok" and len(calls) == 2
     assert await store.length("m1") == 2
+
+
+async def test_appends_of_one_moment_are_one_batch_each_with_its_own_answer(store: EventStore) -> None:
+    """Appends decided in the same turn of the loop go to Redis together; each gets its
+    own answer (ok, conflict, dup) as it would alone."""
+    import asyncio
+
+    firsts = {}
+    for i in range(12):
+        first, ms = fresh(f"b{i}")
+        await store.create(f"b{i}", first)
+        firsts[f"b{i}"] = (first, join(ms, "Ann", 1100)[0])
+    first0, e0 = firsts["b0"]
+    assert (await store.append("b0", e0, expected_head=head_value(first0), key="j")).status == "ok"
+    batches: list[int] = []
+    real = store._replies
+
+    async def counted(batch: Any) -> Any:
+        batches.append(len(batch))
+        return await real(batch)
+
+    store._replies = counted  # type: ignore[method-assign]
+    results = await asyncio.gather(
+        store.append("b0", e0, expected_head=head_value(first0), key="j"),  # its key is taken
+        store.append("b1", firsts["b1"][1], expected_head="2:nope", key="j"),  # not the head
+        *(store.append(m, e, expected_head=head_value(f), key="j") for m, (f, e) in list(firsts.items())[2:]),
+    )
+    assert [r.status for r in results] == ["dup", "conflict"] + ["ok"] * 10
+    assert results[0].seq == 2 and all(r.stream_id for r in results[2:])
+    assert batches == [12], batches
+    assert [await store.length(m) for m in firsts] == [2, 1] + [2] * 10
+
+
+async def test_redis_that_lost_its_scripts_is_given_the_append_again(store: EventStore) -> None:
+    """SCRIPT FLUSH (a restarted Redis without persistence of its scripts): every
+    append of the batch answered NOSCRIPT is sent again with the script."""
+    import asyncio
+
+    entries = {}
+    for i in range(3):
+        first, ms = fresh(f"s{i}")
+        await store.create(f"s{i}", first)
+        entries[f"s{i}"] = (first, join(ms, "Ann", 1100)[0])
+    await store.writes.script_flush()
+    results = await asyncio.gather(
+        *(store.append(m, e, expected_head=head_value(f), key="j") for m, (f, e) in entries.items())
+    )
+    assert [r.status for r in results] == ["ok"] * 3
+
+
+async def test_an_append_connection_killed_is_opened_again(store: EventStore) -> None:
+    """Redis drops the connection appends are written on (CLIENT KILL, a restart): the
+    next append opens another."""
+    first, ms = fresh("k")
+    await store.create("k", first)
+    e2, ms = join(ms, "Ann", 1100)
+    assert (await store.append("k", e2, expected_head=head_value(first), key="j1")).status == "ok"
+    await store.reads.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    e3, _ = join(ms, "Bob", 1200)
+    res = await store.append("k", e3, expected_head=head_value(e2), key="j2")
+    assert res.status == "ok" and res.seq == 3
+    assert await store.length("k") == 3
