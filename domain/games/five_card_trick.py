@@ -535,7 +535,41 @@ def warnings_for(seat: SeatState, sub: Submission, variant: str) -> tuple[str, .
 def _effective(sub: Submission | None, gone: Mapping[str, str]) -> tuple[str, ...]:
     if sub is None:
         return ()
+    if not gone:  # (most submissions: every card counts)
+        return sub.actions
     return tuple(a for a in sub.actions if a not in gone)
+
+
+# What became of a card that stands or does not (Play's status and reason).
+_RESOLVED: tuple[str, str | None] = ("resolved", None)
+_BLOCKED: tuple[str, str | None] = ("blocked", "blocked")
+_OUTNUMBERED: tuple[str, str | None] = ("canceled", "outnumbered")
+_COLLISION: tuple[str, str | None] = ("canceled", "collision")
+
+
+def _stands(
+    sub: Submission, gone: Mapping[str, str], mine: tuple[str, ...], theirs: tuple[str, ...],
+    blocked: tuple[str, ...],
+) -> tuple[dict[str, tuple[str, str | None]], set[str]]:
+    """A seat's cards that stand (majority of effective copies, not blocked): the status
+    of each that does not, and the set of those that do ("live")."""
+    status: dict[str, tuple[str, str | None]] = {}
+    live: set[str] = set()
+    for action in _distinct(sub.actions):
+        reason = gone.get(action)
+        if reason is not None:
+            status[action] = ("disregarded", reason)
+        elif action in blocked:
+            status[action] = _BLOCKED
+        else:
+            n, m = mine.count(action), theirs.count(action)
+            if m > n:
+                status[action] = _OUTNUMBERED
+            elif m == n:
+                status[action] = _COLLISION
+            else:
+                live.add(action)
+    return status, live
 
 
 def resolve(state: State, at: int) -> RoundResolved:
@@ -552,23 +586,9 @@ def resolve(state: State, at: int) -> RoundResolved:
     status: list[dict[str, tuple[str, str | None]]] = [{}, {}]
     live: list[set[str]] = [set(), set()]
     for s in range(SEATS):
-        o = 1 - s
         sub = subs[s]
-        if sub is None:
-            continue
-        for action in _distinct(sub.actions):
-            if action in gone[s]:
-                status[s][action] = ("disregarded", gone[s][action])
-                continue
-            mine, theirs = eff[s].count(action), eff[o].count(action)
-            if action in state.seats[s].blocked:
-                status[s][action] = ("blocked", "blocked")
-            elif theirs > mine:
-                status[s][action] = ("canceled", "outnumbered")
-            elif theirs == mine:
-                status[s][action] = ("canceled", "collision")
-            else:
-                live[s].add(action)
+        if sub is not None:
+            status[s], live[s] = _stands(sub, gone[s], eff[s], eff[1 - s], state.seats[s].blocked)
 
     scored = [1 if "score" in live[s] else 0 for s in range(SEATS)]
     grown = sum(1 for s in range(SEATS) if "grow" in live[s])
@@ -580,17 +600,17 @@ def resolve(state: State, at: int) -> RoundResolved:
             if "steal" in live[o]:
                 status[s]["claim"] = ("failed", "stolen")
             else:
-                status[s]["claim"] = ("resolved", None)
+                status[s]["claim"] = _RESOLVED
                 taken_by = s
         if "steal" in live[s]:
             if "claim" in live[o]:
-                status[s]["steal"] = ("resolved", None)
+                status[s]["steal"] = _RESOLVED
                 taken_by = s
             else:
                 status[s]["steal"] = ("failed", "no_claim")
         for action in ("score", "grow", "block"):
             if action in live[s]:
-                status[s][action] = ("resolved", None)
+                status[s][action] = _RESOLVED
     took = [pot if taken_by == s else 0 for s in range(SEATS)]
     pot_after = 1 if taken_by is not None else pot
 
@@ -598,8 +618,9 @@ def resolve(state: State, at: int) -> RoundResolved:
     for s in range(SEATS):
         o = 1 - s
         seat, sub = state.seats[s], subs[s]
-        lit = set(seat.lights) | set(eff[s])
-        bonus = 1 if all(a in lit for a in ACTIONS) else 0
+        lit = set(seat.lights)
+        lit.update(eff[s])
+        bonus = 1 if lit.issuperset(ACTIONS) else 0
         lights = () if bonus else _distinct(tuple(lit))
         opp_sub = subs[o]
         blocked_next: tuple[str, ...] = ()
@@ -614,9 +635,8 @@ def resolve(state: State, at: int) -> RoundResolved:
         )
         plays: tuple[Play, ...] = ()
         if sub is not None:
-            plays = tuple(
-                Play(a, sub.actions.count(a), *status[s][a]) for a in _distinct(sub.actions)
-            )
+            played, reached = sub.actions, status[s]
+            plays = tuple([Play(a, played.count(a), *reached[a]) for a in _distinct(played)])
         outcomes.append(
             SeatOutcome(
                 submitted=sub is not None,
