@@ -722,10 +722,28 @@ def parse_item(text: str) -> str | None:
 
 
 def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
-    variant = state.variant
+    if not cmd.items and type(cmd.actions) is tuple:
+        return _normalise_cards(state.variant, cmd.actions, cmd.block)
+    return _normalised(state.variant, state.seats[seat], cmd.actions, cmd.items, cmd.block)
+
+
+# A submission that names no item (every one but in `final`, and most there) is normalised
+# or refused by its cards and Block target alone, the same few again and again: the
+# answers are kept (at most 1024; 1.3 us a submission before, 0.2 us when kept).
+@lru_cache(maxsize=1024)
+def _normalise_cards(variant: str, actions: tuple[str, ...], block: str | None) -> Submission | Rejection:
+    return _normalised(variant, None, actions, (), block)
+
+
+def _normalised(
+    variant: str, holder: SeatState | None, texts: Sequence[str], item_texts: Sequence[str],
+    block_text: str | None,
+) -> Submission | Rejection:
+    """The submission of `texts` (actions), `item_texts` and `block_text` as the rules
+    read it, or why it is refused (`holder`: the seat's state, for its items)."""
     terms = TERMS[variant]
     actions: list[str] = []
-    for text in cmd.actions:
+    for text in texts:
         action = parse_action(variant, text)
         if action is None:
             known = ", ".join(terms.actions)
@@ -733,7 +751,7 @@ def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
         actions.append(action)
 
     items: list[str] = []
-    for text in cmd.items:
+    for text in item_texts:
         item = parse_item(text)
         if item is None:
             return Rejection("unknown_item", f"{text!r} is not an item ({', '.join(ITEMS)})")
@@ -746,7 +764,8 @@ def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
                 "not_a_submission_item",
                 f"{ITEM_TITLES[item]} is not played in a submission: send use_item instead",
             )
-        unavailable = _unavailable(state.seats[seat], item)
+        assert holder is not None  # (given whenever items are named)
+        unavailable = _unavailable(holder, item)
         if unavailable is not None:
             return unavailable
         items.append(item)
@@ -770,12 +789,12 @@ def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
             )
 
     block: str | None = None
-    if cmd.block is not None:
-        block = parse_action(variant, cmd.block)
+    if block_text is not None:
+        block = parse_action(variant, block_text)
         if block is None:
             return Rejection(
                 "unknown_block_target",
-                f"the {terms.of('block')} target {cmd.block!r} is not an {terms.action}",
+                f"the {terms.of('block')} target {block_text!r} is not an {terms.action}",
             )
         if "block" not in actions:
             return Rejection(
