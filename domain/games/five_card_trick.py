@@ -933,16 +933,17 @@ def evolve(state: State, event: Any) -> State:
     if isinstance(event, RoundResolved):
         seats = []
         for seat, out in zip(state.seats, event.seats, strict=True):
+            used = out.items  # (most rounds: none)
             seats.append(
                 rep(
                     seat,
                     chips=out.chips,
                     lights=out.lights,
                     history=(*seat.history, out.effective)[-2:],
-                    reset_last="limit_reset" in out.items,
+                    reset_last="limit_reset" in used,
                     blocked=out.blocked_next,
-                    items=tuple(i for i in seat.items if i not in out.items),
-                    used=seat.used + out.items,
+                    items=tuple(i for i in seat.items if i not in used) if used else seat.items,
+                    used=seat.used + used if used else seat.used,
                     pending=None,
                     priority=out.priority,
                 )
