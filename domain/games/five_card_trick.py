@@ -515,11 +515,14 @@ def _disregards(
 
 
 def warnings_for(seat: SeatState, sub: Submission, variant: str) -> tuple[str, ...]:
+    gone = disregards(seat, sub, variant)
+    if not gone and not sub.items:  # (most submissions: nothing to warn of)
+        return ()
     terms = TERMS[variant]
     out = [
         f"{terms.of(action)} will be disregarded ({reason_text(reason, terms)}): "
         f"it will not count, collide or light its {terms.light}"
-        for action, reason in disregards(seat, sub, variant)
+        for action, reason in gone
     ]
     if "overload" in sub.items and len(sub.actions) < 3:
         out.append(
