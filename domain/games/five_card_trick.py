@@ -31,7 +31,7 @@ from domain.contract import (
 from domain.kit.clocks import clock_ms
 from domain.kit.options import Boolean, ClockScale, Custom, Integer, OptionTable
 from domain.kit.rounds import SimultaneousRound
-from domain.kit.seats import replace_at, update_at
+from domain.kit.seats import replace_at
 from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
 
@@ -977,11 +977,13 @@ def expire(state: State, at: int) -> tuple[Event, ...]:
 
 def evolve(state: State, event: Any) -> State:
     rep = msgspec.structs.replace
-    if isinstance(event, Submitted):  # the most frequent first
+    if isinstance(event, Submitted):  # the most frequent first (folded twice a command)
         sub = Submission(actions=event.actions, block=event.block, items=event.items)
-        return rep(
-            state, seats=update_at(state.seats, event.seat, pending=sub)
-        )
+        before, i = state.seats, event.seat
+        # (kit.seats.update_at written out: its two calls and keyword arguments cost as
+        # much as the two copies)
+        new = rep(before[i], pending=sub)
+        return rep(state, seats=(*before[:i], new, *before[i + 1 :]))
     if isinstance(event, RoundStarted):
         return rep(state, round=event.round, deadline=event.deadline)
     if isinstance(event, RoundResolved):
