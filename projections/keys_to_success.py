@@ -24,9 +24,12 @@ Full viewers (auditors, and everyone once the match has ended) see everything.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from itertools import pairwise
 from typing import Any
+
+import msgspec
 
 from domain.engine import MatchState
 from domain.games import keys_to_success as kts
@@ -340,6 +343,163 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
                 history.append(mine)
         out["history"] = history
     return out
+
+
+# --- the view as JSON -------------------------------------------------------------------
+#
+# view_json gives the bytes of encoding `view(ms, viewer)`, for frames (ViewEncoder in
+# projections.common), built from parts encoded once and spliced as msgspec.Raw: the
+# view of every entry is asked for by up to 13 viewers in a row, and most of it is the
+# same for many of them (terms, layout, results, each level's members and gates: for
+# everyone in that level) or the same from entry to entry (each past round's results as
+# a seat sees them, each chat message). A part is shared only between viewers who see
+# exactly the same of it: a level's part is asked for by its members (or by viewers who
+# see every level), a seat's round results are keyed by the seat.
+
+_encode = msgspec.json.Encoder().encode
+
+
+@functools.lru_cache(maxsize=64)
+def _terms_json(variant: str) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_terms_view(TERMS[variant])))
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_json(layout: Layout, variant: str) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_layout_view(layout, TERMS[variant])))
+
+
+# A chat message and a past round's results, the same in every later entry's views:
+# keyed by values (frozen Structs), bounded (a few thousand: the rounds and messages of a
+# server's matches in play at once).
+@functools.lru_cache(maxsize=4096)
+def _chat_json(event: ChatSent, variant: str, levels: int) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_chat_view(event, TERMS[variant], levels)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolved_for_json(event: RoundResolved, seat: int, layout: Layout, variant: str) -> msgspec.Raw | None:
+    mine = _resolved_for(event, seat, layout, TERMS[variant])
+    return msgspec.Raw(_encode(mine)) if mine is not None else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved_full_json(event: RoundResolved, layout: Layout, variant: str) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_resolved_full(event, layout, TERMS[variant])))
+
+
+class _Shared:
+    """What the views of one state share, built when first asked for: its levels (by
+    depth), its results, and each seat's chat and history (carried over from the state
+    before while its round's chat, or the history, is the same tuple)."""
+
+    def __init__(self, gs: State, before: _Shared | None) -> None:
+        self.gs = gs
+        self.closed = kts.closed_names(gs, gs.round)
+        results = _results_view(gs, Viewer(seat=None))
+        self.results = msgspec.Raw(_encode(results)) if results is not None else None
+        self.levels: dict[int, msgspec.Raw] = {}
+        self.chat: dict[int | None, list[msgspec.Raw]] = {}
+        self.history: dict[int | None, list[msgspec.Raw]] = {}
+        if before is not None and before.gs.variant == gs.variant and before.gs.layout is gs.layout:
+            if before.gs.chat is gs.chat:
+                self.chat = before.chat
+            if before.gs.history is gs.history:
+                self.history = before.history
+
+    def level(self, depth: int) -> msgspec.Raw:
+        raw = self.levels.get(depth)
+        if raw is None:
+            gs = self.gs
+            raw = msgspec.Raw(_encode({
+                "depth": depth,
+                "place": TERMS[gs.variant].place(depth, gs.levels),
+                "escaped": depth >= gs.levels,
+                "members": list(gs.members(depth)),
+                "gates": _gates_view(gs.layout, depth, self.closed, gs.round),
+            }))
+            self.levels[depth] = raw
+        return raw
+
+    def chat_of(self, seat: int | None) -> list[msgspec.Raw]:
+        """The round's chat as `seat` sees it (None: every channel)."""
+        out = self.chat.get(seat)
+        if out is None:
+            gs = self.gs
+            out = [
+                _chat_json(c, gs.variant, gs.levels) for c in gs.chat if seat is None or seat in c.to
+            ]
+            self.chat[seat] = out
+        return out
+
+    def history_of(self, seat: int | None) -> list[msgspec.Raw]:
+        """The past rounds' results as `seat` sees them (None: in full)."""
+        out = self.history.get(seat)
+        if out is None:
+            gs = self.gs
+            if seat is None:
+                out = [_resolved_full_json(r, gs.layout, gs.variant) for r in gs.history]
+            else:
+                out = []
+                for r in gs.history:
+                    mine = _resolved_for_json(r, seat, gs.layout, gs.variant)
+                    if mine is not None:
+                        out.append(mine)
+            self.history[seat] = out
+        return out
+
+
+# The last state's shared parts (one: the views of an entry are asked for in a row).
+_last: list[_Shared] = []
+
+
+def _shared(gs: State) -> _Shared:
+    before = _last[0] if _last else None
+    if before is not None and before.gs is gs:
+        return before
+    shared = _Shared(gs, before)
+    _last[:] = [shared]
+    return shared
+
+
+def view_json(ms: MatchState, viewer: Viewer) -> bytes:
+    """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
+    gs: State = ms.game_state
+    shared = _shared(gs)
+    opts = gs.options
+    open_ = is_open(gs, viewer)
+    seat = viewer.seat
+    out: dict[str, Any] = {
+        "variant": gs.variant,
+        "terms": _terms_json(gs.variant),
+        "phase": gs.phase,
+        "round": gs.round,
+        "deadline": gs.deadline if gs.phase in ("play", "vote") else None,
+        "round_ms": kts.round_ms(opts),
+        "vote_ms": kts.vote_ms(opts),
+        "levels": gs.levels,
+        "layout": _layout_json(gs.layout, gs.variant),
+        "open": open_,
+        "me": _me_view(gs, seat) if seat is not None else None,
+        "level": None,
+        "chat": [],
+        "history": [],
+        "players": None,
+        "all_levels": None,
+        "results": shared.results,
+    }
+    if open_:
+        out["players"] = [_player_full(gs, s, viewer) for s in range(len(gs.players))]
+        out["all_levels"] = [shared.level(d) for d in range(gs.levels + 1)]
+        out["chat"] = shared.chat_of(None)
+        out["history"] = shared.history_of(None)
+        if seat is not None:
+            out["level"] = shared.level(gs.players[seat].depth)
+    elif seat is not None:
+        out["level"] = shared.level(gs.players[seat].depth)
+        out["chat"] = shared.chat_of(seat)
+        out["history"] = shared.history_of(seat)
+    return _encode(out)
 
 
 # --- replay text -----------------------------------------------------------------------
