@@ -39,6 +39,7 @@ from domain.games.keys_to_success import (
     GameOver,
     Play,
     PlayEnded,
+    PlayerState,
     RoundResolved,
     RoundStarted,
     State,
@@ -255,8 +256,15 @@ def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
 
 
 def _me_view(gs: State, seat: int) -> dict[str, Any]:
-    p = gs.players[seat]
-    terms = TERMS[gs.variant]
+    can_submit = gs.phase == "play" and gs.awaited(seat)
+    return _me_part(gs.players[seat], seat, gs.variant, gs.levels, can_submit, gs.options.chat_per_round)
+
+
+def _me_part(
+    p: PlayerState, seat: int, variant: str, levels: int, can_submit: bool, chat_per_round: int
+) -> dict[str, Any]:
+    """A seat's own part of its view (`can_submit`: whether the round waits on it)."""
+    terms = TERMS[variant]
     pending = None
     if p.pending is not None:
         pending = {
@@ -267,15 +275,15 @@ def _me_view(gs: State, seat: int) -> dict[str, Any]:
     return {
         "seat": seat,
         "depth": p.depth,
-        "place": terms.place(p.depth, gs.levels),
+        "place": terms.place(p.depth, levels),
         "escaped": p.escaped,
         "hand": list(p.hand),
         "garnets": p.garnets,
         "passes": p.passes,
-        "can_submit": gs.phase == "play" and gs.awaited(seat),
+        "can_submit": can_submit,
         "submitted": pending is not None,
         "pending": pending,
-        "chats_left": max(0, gs.options.chat_per_round - p.chats),
+        "chats_left": max(0, chat_per_round - p.chats),
         "vote": p.vote,
     }
 
@@ -388,6 +396,14 @@ def _resolved_full_json(event: RoundResolved, layout: Layout, variant: str) -> m
     return msgspec.Raw(_encode(_resolved_full(event, layout, TERMS[variant])))
 
 
+# A seat's own part, the same from entry to entry while its state is: keyed by values.
+@functools.lru_cache(maxsize=4096)
+def _me_json(
+    p: PlayerState, seat: int, variant: str, levels: int, can_submit: bool, chat_per_round: int
+) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_me_part(p, seat, variant, levels, can_submit, chat_per_round)))
+
+
 class _Shared:
     """What the views of one state share, built when first asked for: its levels (by
     depth), its results, and each seat's chat and history (carried over from the state
@@ -420,6 +436,13 @@ class _Shared:
             }))
             self.levels[depth] = raw
         return raw
+
+    def me(self, seat: int) -> msgspec.Raw:
+        gs = self.gs
+        can_submit = gs.phase == "play" and gs.awaited(seat)
+        return _me_json(
+            gs.players[seat], seat, gs.variant, gs.levels, can_submit, gs.options.chat_per_round
+        )
 
     def chat_of(self, seat: int | None) -> list[msgspec.Raw]:
         """The round's chat as `seat` sees it (None: every channel)."""
@@ -480,7 +503,7 @@ def view_json(ms: MatchState, viewer: Viewer) -> bytes:
         "levels": gs.levels,
         "layout": _layout_json(gs.layout, gs.variant),
         "open": open_,
-        "me": _me_view(gs, seat) if seat is not None else None,
+        "me": shared.me(seat) if seat is not None else None,
         "level": None,
         "chat": [],
         "history": [],
