@@ -201,6 +201,9 @@ def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
     return None
 
 
+_event = event  # (event_json's parameter `event` hides the function)
+
+
 def _seat_view(ms: MatchState, gs: State, s: int, viewer: Viewer) -> dict[str, Any]:
     seat = gs.seats[s]
     shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
@@ -308,6 +311,14 @@ def _seat_json(ms: MatchState, gs: State, s: int, viewer: Viewer) -> msgspec.Raw
     seat = gs.seats[s]
     shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
     return _seat_part_json(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+
+
+def event_json(ms: MatchState, event: Any, viewer: Viewer) -> msgspec.Raw | dict[str, Any] | None:
+    """`event(ms, event, viewer)`, or its JSON where that is kept (a resolved round: the
+    same kept JSON as the next round's views' last round: projections.common.ViewEncoder.events)."""
+    if isinstance(event, RoundResolved):
+        return _resolved_json(event, ms.variant, _blocks_shown(event, viewer))
+    return _event(ms, event, viewer)
 
 
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
