@@ -415,6 +415,7 @@ class _Shared:
         results = _results_view(gs, Viewer(seat=None))
         self.results = msgspec.Raw(_encode(results)) if results is not None else None
         self.levels: dict[int, msgspec.Raw] = {}
+        self.open_at: dict[int, bool] = {}
         self.chat: dict[int | None, list[msgspec.Raw]] = {}
         self.history: dict[int | None, list[msgspec.Raw]] = {}
         if before is not None and before.gs.variant == gs.variant and before.gs.layout is gs.layout:
@@ -437,9 +438,21 @@ class _Shared:
             self.levels[depth] = raw
         return raw
 
+    def awaited(self, seat: int) -> bool:
+        """State.awaited(seat), with whether a level has an open gate found once per level
+        rather than once per seat (open_gates looks up every gate's state by index)."""
+        gs = self.gs
+        if not gs.active(seat):
+            return False
+        depth = gs.players[seat].depth
+        found = self.open_at.get(depth)
+        if found is None:
+            found = self.open_at[depth] = bool(gs.open_gates(depth))
+        return found
+
     def me(self, seat: int) -> msgspec.Raw:
         gs = self.gs
-        can_submit = gs.phase == "play" and gs.awaited(seat)
+        can_submit = gs.phase == "play" and self.awaited(seat)
         return _me_json(
             gs.players[seat], seat, gs.variant, gs.levels, can_submit, gs.options.chat_per_round
         )
