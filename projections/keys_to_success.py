@@ -407,7 +407,8 @@ def _me_json(
 class _Shared:
     """What the views of one state share, built when first asked for: its levels (by
     depth), its results, and each seat's chat and history (carried over from the state
-    before while its round's chat, or the history, is the same tuple)."""
+    before while its round's chat, or the history, is the same tuple), with the terms'
+    and layout's JSON (carried over while the variant and layout are the same)."""
 
     def __init__(self, gs: State, before: _Shared | None) -> None:
         self.gs = gs
@@ -418,7 +419,12 @@ class _Shared:
         self.open_at: dict[int, bool] = {}
         self.chat: dict[int | None, list[msgspec.Raw]] = {}
         self.history: dict[int | None, list[msgspec.Raw]] = {}
-        if before is not None and before.gs.variant == gs.variant and before.gs.layout is gs.layout:
+        if before is None or before.gs.variant != gs.variant or before.gs.layout is not gs.layout:
+            # Looked up once per match (a Layout, as a key, is hashed gate by gate).
+            self.terms = _terms_json(gs.variant)
+            self.layout = _layout_json(gs.layout, gs.variant)
+        else:
+            self.terms, self.layout = before.terms, before.layout
             if before.gs.chat is gs.chat:
                 self.chat = before.chat
             if before.gs.history is gs.history:
@@ -507,14 +513,14 @@ def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     seat = viewer.seat
     out: dict[str, Any] = {
         "variant": gs.variant,
-        "terms": _terms_json(gs.variant),
+        "terms": shared.terms,
         "phase": gs.phase,
         "round": gs.round,
         "deadline": gs.deadline if gs.phase in ("play", "vote") else None,
         "round_ms": kts.round_ms(opts),
         "vote_ms": kts.vote_ms(opts),
         "levels": gs.levels,
-        "layout": _layout_json(gs.layout, gs.variant),
+        "layout": shared.layout,
         "open": open_,
         "me": shared.me(seat) if seat is not None else None,
         "level": None,
