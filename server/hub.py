@@ -493,14 +493,16 @@ class MatchRunner:
         if not fresh:
             return
         if self.lock.locked():
-            if self._in_flight is not None:
+            if self._in_flight is not None and len(fresh) == 1:
                 # The follower often reads an append of this process before its reply is
                 # in: that entry (the same bytes) is folded by the append itself, and
                 # needs no task waiting for the lock (a few per cent of a command's CPU).
+                # Only when it is all that is new: entries after it (another process's,
+                # decided on it) must be folded after it, in order, whatever becomes of
+                # the append's reply.
                 if self._in_flight_raw is None:
                     self._in_flight_raw = msgspec.json.encode(self._in_flight)
-                fresh = [(sid, raw) for sid, raw in fresh if raw != self._in_flight_raw]
-                if not fresh:
+                if fresh[0][1] == self._in_flight_raw:
                     return
             self.reading = fresh[-1][0]
             self.hub.spawn(self._take_locked(fresh))

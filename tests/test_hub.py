@@ -159,7 +159,7 @@ async def test_the_clock_keeps_its_timer_for_a_later_deadline_and_rings_by_it(
 async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(hub: Hub) -> None:
     """While an append is in flight (the lock held), the follower may read its entry
     before the reply is in: that entry is the append's to fold, and no task waits for the
-    lock for it; any other new entry still does."""
+    lock for it; an entry read with one after it still does (they are folded in order)."""
     import msgspec
 
     runner = await seated(hub)
@@ -178,6 +178,7 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
         assert spawned == [] and runner.reading is None
         other = msgspec.structs.replace(later, ts=later.ts + 1)
         runner.take([("9999999999999-0", msgspec.json.encode(later)), ("9999999999999-1", msgspec.json.encode(other))])
+        # with an entry after it, both wait for the lock, to be folded in order
         assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
         runner._in_flight = None
     runner.reading = None
