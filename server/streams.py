@@ -96,12 +96,12 @@ class Streams:
         at = bisect.bisect_left(index, seq)
         return at + 1 if at < len(index) and index[at] == seq else None
 
-    def _frame(self, number: int, seq: int, events: list[dict[str, Any]], view: bytes) -> bytes:
+    def _frame(self, number: int, seq: int, events: bytes, view: bytes) -> bytes:
         """The update frame: the JSON of {"type": "update", "seq": number, "ts": the entry's
-        time, "events": events, "view": the view}, the view given as its JSON."""
+        time, "events": events, "view": the view}, the events and the view given as JSON."""
         return b"".join((
             b'{"type":"update","seq":%d,"ts":%d,"events":' % (number, self._times[seq - 1]),
-            _encode(events), b',"view":', view, b"}",
+            events, b',"view":', view, b"}",
         ))
 
     def live(self, viewer: Viewer, seq: int, ms: MatchState, outcome: Outcome) -> bytes | None:
@@ -111,7 +111,9 @@ class Streams:
         if stream is None or stream.upto < seq - 1:  # (live, it is up to the entry before)
             self._extend(viewer, seq - 1)
             stream = self._streams[viewer]
-        events = project_events(self._views, ms, outcome, viewer)
+        # The events' JSON straight from the projection (ViewEncoder.events: a resolved
+        # round's kept JSON, not a dict built and encoded again per viewer).
+        events = self._view_json.events(ms, outcome, viewer)
         index = stream.index
         if stream.upto < seq:
             stream.upto = seq
@@ -144,5 +146,5 @@ class Streams:
             events = project_events(self._views, ms, outcome, viewer)
             if events:
                 number += 1
-                frames.append(self._frame(number, seq, events, view_json))
+                frames.append(self._frame(number, seq, _encode(events), view_json))
         return frames
