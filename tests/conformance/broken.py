@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -199,6 +199,29 @@ class LeakyViews(ToyViews):
         return out
 
 
+class StaleViewJson(ToyViews):
+    """A `view_json` shortcut (projections.common.ViewEncoder) that falls behind `view`:
+    a viewer's JSON kept from the first state it was asked for."""
+
+    _kept: ClassVar[dict[Any, bytes]] = {}
+
+    @staticmethod
+    def view_json(ms: MatchState, viewer: Viewer) -> bytes:
+        key = (ms.match_id, ms.seed, viewer)
+        if key not in StaleViewJson._kept:
+            StaleViewJson._kept[key] = msgspec.json.encode(ToyViews.view(ms, viewer))
+        return StaleViewJson._kept[key]
+
+
+class ShortEventJson(ToyViews):
+    """An `event_json` shortcut that leaves out the last field `event` gives."""
+
+    @staticmethod
+    def event_json(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
+        out = ToyViews.event(ms, event, viewer)
+        return None if out is None else dict(list(out.items())[:-1])
+
+
 def _hosted(rules: type, views: type = ToyViews) -> Hosted:
     return Hosted(rules=rules, views=views)  # type: ignore[arg-type]
 
@@ -209,3 +232,5 @@ BROKEN_NARROWER = _hosted(ValidationNarrower)
 BROKEN_WIDER = _hosted(ValidationWider)
 BROKEN_UNNAMED = _hosted(UnnamedOption)
 BROKEN_LEAK = _hosted(Toy, LeakyViews)
+BROKEN_VIEW_JSON = _hosted(Toy, StaleViewJson)
+BROKEN_EVENT_JSON = _hosted(Toy, ShortEventJson)

@@ -42,6 +42,8 @@ from domain import engine
 from domain.canonical import sha256_hex, to_builtins
 from domain.contract import OptionsError
 from domain.engine import Entry
+from projections.common import ViewEncoder, match_view, project_events
+from projections.contract import Viewer
 from projections.registry import Hosted
 from tests.conformance.fold_worker import fold_digests, hosted_ref
 
@@ -632,3 +634,32 @@ def check_bots_exist(hosted: Hosted, variant: str) -> None:
         raise fail(hosted, variant, f"no default bot line-up: {exc}") from exc
     if len(factories) != seats:
         raise fail(hosted, variant, f"the default line-up has {len(factories)} bots for {seats} seats")
+
+
+# --- the JSON shortcuts give the bytes of the plain views --------------------------------
+
+
+def check_json_shortcuts(hosted: Hosted, variant: str, match: BotMatch) -> int:
+    """What the server sends is what the game's `view` and `event` say: for every entry of
+    a bot match and every kind of viewer (each seat, a spectator, the full view),
+    projections.common.ViewEncoder's bytes (built with the game's `view_json` and
+    `event_json` where its projection module has them) are those of encoding
+    `match_view` and `project_events`. Returns the number of comparisons."""
+    views = hosted.views
+    encoder = ViewEncoder(views)
+    d = match.driver
+    viewers = {f"seat {s}": Viewer(seat=s) for s in range(d.ms.seats)}
+    viewers.update({"a spectator": Viewer(seat=None), "the full view": Viewer(seat=None, full=True)})
+    checked = 0
+    for seq, (ms, outcome) in enumerate(zip(d.states, d.outcomes, strict=True)):
+        if seq == 0:
+            continue
+        for label, viewer in viewers.items():
+            view = msgspec.json.encode(match_view(views, ms, viewer))
+            if encoder.encode(ms, viewer) != view:
+                raise fail(hosted, variant, f"entry {seq}: {label}: the view as sent is not its `view` encoded")
+            events = project_events(views, ms, outcome, viewer)
+            if encoder.events(ms, outcome, viewer) != (msgspec.json.encode(events) if events else None):
+                raise fail(hosted, variant, f"entry {seq}: {label}: the events as sent are not its `event`s encoded")
+            checked += 1
+    return checked

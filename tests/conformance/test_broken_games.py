@@ -14,10 +14,12 @@ import pytest
 from projections.registry import GAMES, Hosted
 from tests.conformance import checks, test_games
 from tests.conformance.broken import (
+    BROKEN_EVENT_JSON,
     BROKEN_FOLD,
     BROKEN_LEAK,
     BROKEN_NARROWER,
     BROKEN_UNNAMED,
+    BROKEN_VIEW_JSON,
     BROKEN_WIDER,
     TOY,
     toy_bots,
@@ -82,6 +84,16 @@ def test_a_registered_game_is_checked_on_the_schema_get_games_publishes(monkeypa
 def test_a_leak_is_caught() -> None:
     with pytest.raises(AssertionError, match=r"^toy-race plain: seat 1 can tell the twin worlds apart"):
         check_no_leak(BROKEN_LEAK, VARIANT, 0)
+
+
+def test_json_shortcuts_that_disagree_with_the_views_are_caught() -> None:
+    assert checks.check_json_shortcuts(TOY, VARIANT, checks.check_bots_play(TOY, VARIANT, 0, bots=toy_bots)) > 0
+    stale = checks.check_bots_play(BROKEN_VIEW_JSON, VARIANT, 0, bots=toy_bots)
+    with pytest.raises(AssertionError, match=r"^toy-race \[plain\]: entry \d+: seat \d: the view as sent is not"):
+        checks.check_json_shortcuts(BROKEN_VIEW_JSON, VARIANT, stale)
+    short = checks.check_bots_play(BROKEN_EVENT_JSON, VARIANT, 0, bots=toy_bots)
+    with pytest.raises(AssertionError, match=r"^toy-race \[plain\]: entry \d+: seat \d: the events as sent"):
+        checks.check_json_shortcuts(BROKEN_EVENT_JSON, VARIANT, short)
 
 
 def test_bots_that_miss_deadlines_do_miss_them() -> None:

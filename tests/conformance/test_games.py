@@ -57,6 +57,12 @@ def test_verify_names_the_entry_of_any_edit(game: str, variant: str) -> None:
         checks.check_tampering(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss).entries, rng)
 
 
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_frames_carry_the_views_and_events_the_game_gives(game: str, variant: str) -> None:
+    for miss in (0.0, MISS):
+        assert checks.check_json_shortcuts(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss)) > 0
+
+
 def games_listing() -> dict[str, Any]:
     """GET /games, as a client reads it (the app's own handler), by game name."""
     response = asyncio.run(list_games(Request({"type": "http", "method": "GET", "path": "/games"})))
