@@ -748,11 +748,16 @@ class EventStore:
         answered MOVED or CLUSTERDOWN did not run: the slot map is read again and it is sent
         to the new owner (up to three rounds); one answered ASK (a slot being migrated)
         goes through the client, which sends ASKING first (and is not waited for: WAIT
-        would run on another connection); a node that lost the script gets it again."""
+        would run on another connection); a node that lost the script (a replica just
+        promoted: Redis does not hand its masters' scripts to replicas) gets it again and
+        the append is sent again, without counting against the three rounds of the slot
+        map. An append still answered MOVED or NOSCRIPT at the end did not run: its reply
+        is a RedisClusterException, an outcome `append` looks into and tries again."""
         cluster = cast(_Cluster, self.writes)
         replies: list[Any] = [None] * len(batch)
         todo = list(range(len(batch)))
-        for _ in range(3):
+        redirects = loads = 0
+        while True:
             await cluster.initialize()
             groups: dict[str, tuple[ClusterNode, list[int]]] = {}
             for i in todo:
@@ -765,6 +770,7 @@ class EventStore:
             )
             again: list[int] = []
             stale = False
+            loaded: set[str] = set()  # the nodes sent the script in this round
             for (node, items), outcome in zip(groups.values(), outcomes, strict=True):
                 if isinstance(outcome, BaseException):
                     if not isinstance(outcome, Exception):
@@ -785,13 +791,21 @@ class EventStore:
                         stale = True
                         again.append(i)
                     elif isinstance(reply, NoScriptError):
-                        with contextlib.suppress(Exception):
-                            await node.execute_command("SCRIPT", "LOAD", self._append.script)
+                        if node.name not in loaded:
+                            loaded.add(node.name)
+                            with contextlib.suppress(Exception):
+                                await node.execute_command("SCRIPT", "LOAD", self._append.script)
                         again.append(i)
             if stale:
                 with contextlib.suppress(Exception):
                     await cluster.nodes_manager.initialize()
             if not again:
+                break
+            redirects += stale
+            loads += bool(loaded)
+            if redirects >= 3 or loads >= 3:
+                for i in again:
+                    replies[i] = RedisClusterException(f"the cluster did not take the append: {replies[i]!r}")
                 break
             todo = again
         return replies

@@ -32,14 +32,14 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from redis.asyncio import RedisCluster
-from redis.exceptions import ResponseError
+from redis.exceptions import MovedError, ResponseError
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.bots import bot_factory, play_bot
 from clients.client import DaedalusHttp, MatchConnection
 from clients.replay import verify_log
-from server.storage import head_value
+from server.storage import AppendUnknown, head_value
 from server.store import EventStore, ReplicasBehind, log_key
 from tests import test_store_contract as contract
 from tests.conftest import RedisProcess, wait_for_port, without_real_redis
@@ -128,6 +128,58 @@ async def test_follow_reads_streams_of_every_node_which_one_xread_cannot(
     again = await store.follow(after, 100)
     assert sorted(again) == sorted(matches)
     assert all(len(items) == 1 for items in again.values())
+
+
+async def test_an_append_answered_moved_twice_then_noscript_still_lands(
+    redis_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a failover the append may meet a stale slot map more than once and then a
+    promoted replica without the script (Redis does not hand scripts to replicas): the
+    script is loaded and the append sent again; loading does not use up the rounds the
+    slot map is given."""
+    store = await cluster_store(redis_cluster)
+    try:
+        first, ms = fresh("noscript")
+        assert await store.create("noscript", first)
+        await store.writes.script_flush()  # every master's
+        real = store._node_appends
+        moved = 0
+
+        async def stale_twice(cluster: Any, node: Any, items: list[Any]) -> list[Any]:
+            nonlocal moved
+            if moved < 2:
+                moved += 1
+                return [MovedError(f"1 {node.host}:{node.port}") for _ in items]
+            return await real(cluster, node, items)
+
+        monkeypatch.setattr(store, "_node_appends", stale_twice)
+        result = await store.append("noscript", join(ms, "Ann", 1100)[0], expected_head=head_value(first), key="k")
+        assert (result.status, moved) == ("ok", 2)
+        assert await store.length("noscript") == 2
+    finally:
+        await store.close()
+
+
+async def test_an_append_the_cluster_keeps_moving_is_unknown_not_a_redis_error(
+    redis_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slot map that stays stale through every round: the append's outcome is looked
+    into and tried again, then AppendUnknown (what the server reports to the sender),
+    never the MOVED reply raised out of the store."""
+    store = await cluster_store(redis_cluster)
+    try:
+        first, ms = fresh("moving")
+        assert await store.create("moving", first)
+
+        async def always_moved(cluster: Any, node: Any, items: list[Any]) -> list[Any]:
+            return [MovedError(f"1 {node.host}:{node.port}") for _ in items]
+
+        monkeypatch.setattr(store, "_node_appends", always_moved)
+        with pytest.raises(AppendUnknown):
+            await store.append("moving", join(ms, "Ann", 1100)[0], expected_head=head_value(first), key="k")
+        assert await store.length("moving") == 1
+    finally:
+        await store.close()
 
 
 async def test_appends_and_follow_find_the_new_master_after_a_manual_failover(
