@@ -306,51 +306,82 @@ def _results_view(gs: State, viewer: Viewer) -> dict[str, Any] | None:
     return None
 
 
-def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
-    """The game's state as `viewer` may see it."""
-    gs: State = ms.game_state
+class _Plain:
+    """The parts of a view as dicts and lists, built for one viewer (`view`); _Shared
+    gives the same parts as kept JSON (`view_json`)."""
+
+    def __init__(self, gs: State) -> None:
+        self.gs = gs
+        self.terms: Any = _terms_view(TERMS[gs.variant])
+        self.layout: Any = _layout_view(gs.layout, TERMS[gs.variant])
+        self.results: Any = _results_view(gs, Viewer(seat=None))
+
+    def level(self, depth: int) -> Any:
+        return _level_view(self.gs, depth, self.gs.members(depth))
+
+    def me(self, seat: int) -> Any:
+        return _me_view(self.gs, seat)
+
+    def chat_of(self, seat: int | None) -> list[Any]:
+        gs = self.gs
+        terms = TERMS[gs.variant]
+        return [_chat_view(c, terms, gs.levels) for c in gs.chat if seat is None or seat in c.to]
+
+    def history_of(self, seat: int | None) -> list[Any]:
+        gs = self.gs
+        terms = TERMS[gs.variant]
+        if seat is None:
+            return [_resolved_full(r, gs.layout, terms) for r in gs.history]
+        out = []
+        for r in gs.history:
+            mine = _resolved_for(r, seat, gs.layout, terms)
+            if mine is not None:
+                out.append(mine)
+        return out
+
+
+def _view(gs: State, viewer: Viewer, parts: _Plain | _Shared) -> dict[str, Any]:
+    """The view's skeleton, its parts from `parts` (dicts, or kept JSON)."""
     opts = gs.options
-    terms = TERMS[gs.variant]
     open_ = is_open(gs, viewer)
     seat = viewer.seat
     out: dict[str, Any] = {
         "variant": gs.variant,
-        "terms": _terms_view(terms),
+        "terms": parts.terms,
         "phase": gs.phase,
         "round": gs.round,
         "deadline": gs.deadline if gs.phase in ("play", "vote") else None,
         "round_ms": kts.round_ms(opts),
         "vote_ms": kts.vote_ms(opts),
         "levels": gs.levels,
-        "layout": _layout_view(gs.layout, terms),
+        "layout": parts.layout,
         "open": open_,
-        "me": _me_view(gs, seat) if seat is not None else None,
+        "me": parts.me(seat) if seat is not None else None,
         "level": None,
         "chat": [],
         "history": [],
         "players": None,
         "all_levels": None,
-        "results": _results_view(gs, viewer),
+        "results": parts.results,
     }
     if open_:
         out["players"] = [_player_full(gs, s, viewer) for s in range(len(gs.players))]
-        out["all_levels"] = [_level_view(gs, d, gs.members(d)) for d in range(gs.levels + 1)]
-        out["chat"] = [_chat_view(c, terms, gs.levels) for c in gs.chat]
-        out["history"] = [_resolved_full(r, gs.layout, terms) for r in gs.history]
+        out["all_levels"] = [parts.level(d) for d in range(gs.levels + 1)]
+        out["chat"] = parts.chat_of(None)
+        out["history"] = parts.history_of(None)
         if seat is not None:
-            depth = gs.players[seat].depth
-            out["level"] = _level_view(gs, depth, gs.members(depth))
+            out["level"] = parts.level(gs.players[seat].depth)
     elif seat is not None:
-        depth = gs.players[seat].depth
-        out["level"] = _level_view(gs, depth, gs.members(depth))
-        out["chat"] = [_chat_view(c, terms, gs.levels) for c in gs.chat if seat in c.to]
-        history = []
-        for r in gs.history:
-            mine = _resolved_for(r, seat, gs.layout, terms)
-            if mine is not None:
-                history.append(mine)
-        out["history"] = history
+        out["level"] = parts.level(gs.players[seat].depth)
+        out["chat"] = parts.chat_of(seat)
+        out["history"] = parts.history_of(seat)
     return out
+
+
+def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """The game's state as `viewer` may see it."""
+    gs: State = ms.game_state
+    return _view(gs, viewer, _Plain(gs))
 
 
 # --- the view as JSON -------------------------------------------------------------------
@@ -507,41 +538,7 @@ def _shared(gs: State) -> _Shared:
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
     gs: State = ms.game_state
-    shared = _shared(gs)
-    opts = gs.options
-    open_ = is_open(gs, viewer)
-    seat = viewer.seat
-    out: dict[str, Any] = {
-        "variant": gs.variant,
-        "terms": shared.terms,
-        "phase": gs.phase,
-        "round": gs.round,
-        "deadline": gs.deadline if gs.phase in ("play", "vote") else None,
-        "round_ms": kts.round_ms(opts),
-        "vote_ms": kts.vote_ms(opts),
-        "levels": gs.levels,
-        "layout": shared.layout,
-        "open": open_,
-        "me": shared.me(seat) if seat is not None else None,
-        "level": None,
-        "chat": [],
-        "history": [],
-        "players": None,
-        "all_levels": None,
-        "results": shared.results,
-    }
-    if open_:
-        out["players"] = [_player_full(gs, s, viewer) for s in range(len(gs.players))]
-        out["all_levels"] = [shared.level(d) for d in range(gs.levels + 1)]
-        out["chat"] = shared.chat_of(None)
-        out["history"] = shared.history_of(None)
-        if seat is not None:
-            out["level"] = shared.level(gs.players[seat].depth)
-    elif seat is not None:
-        out["level"] = shared.level(gs.players[seat].depth)
-        out["chat"] = shared.chat_of(seat)
-        out["history"] = shared.history_of(seat)
-    return _encode(out)
+    return _encode(_view(gs, viewer, _shared(gs)))
 
 
 # --- replay text -----------------------------------------------------------------------
