@@ -341,6 +341,9 @@ async def test_a_person_plays_in_the_terminal_against_a_bot() -> None:
                            "--option", "players=2", "--name", "ann")
         match_id = (await ann.expect(r"^created match (\S+) \(labyrinth", WAIT)).group(1)
         await ann.expect(r"^you are ann in seat 0", WAIT)
+        # Connected before the match starts, so that what the game master says as it starts
+        # comes live (a terminal that connects later shows the board, not past events).
+        await ann.expect(r"^connected to match ", WAIT)
         async with DaedalusHttp(srv.url) as http:
             token = (await http.claim_seat(match_id, "bot", 1))["token"]
         conn = MatchConnection(srv.url, match_id, token=token)
