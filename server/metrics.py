@@ -61,6 +61,7 @@ class Metrics:
             ["game", "outcome"], registry=r,
         )
         self._command_children: dict[tuple[str, str], Any] = {}
+        self._round_children: dict[str, Any] = {}  # (labels() costs a lock and a tuple a call)
         self.append_seconds = Histogram(
             "daedalus_append_seconds", "Time of one conditional append to the store (a "
             "command, a join or a tick), answer included, whatever the answer.",
@@ -139,7 +140,10 @@ class Metrics:
         child.inc()
 
     def round_ended(self, game: str, ms: int) -> None:
-        self._round_seconds.labels(game).observe(ms / 1000)
+        child = self._round_children.get(game)
+        if child is None:
+            child = self._round_children[game] = self._round_seconds.labels(game)
+        child.observe(ms / 1000)
 
     def redis_error(self, where: str) -> None:
         self._redis_errors.labels(where).inc()
