@@ -9,7 +9,7 @@ import hmac
 import html
 import logging
 import re
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, Hosted, UnknownGame, hosted, resolve_game
 from server import keys, logs
 from server.archive import open_archive
+from server.coalesce import SEND_TEXT
 from server.config import Settings
 from server.hub import (
     Busy,
@@ -769,7 +770,10 @@ class Connection:
         self.ws = ws
         self.hub = hub
         self.settings = settings
-        self.queue = SendQueue(settings.send_queue)
+        # Frames go straight to the socket where the server's websocket protocol offers
+        # it (server/coalesce.py, SEND_TEXT), else as `websocket.send` messages.
+        self.direct: Callable[[bytes], bool] | None = ws.scope.get("extensions", {}).get(SEND_TEXT)
+        self.queue = SendQueue(settings.send_queue, self.direct)
         # Frames before the hello are charged to this connection's own bucket; after it,
         # to the bucket of its seat or address (server/limits.py), held by `lease`.
         self.bucket = hub.limits.connection_bucket()
@@ -782,11 +786,17 @@ class Connection:
         self.queue.push(frame, bounded=False)
 
     async def sender(self) -> None:
+        direct, queue = self.direct, self.queue
         while True:
-            frame = await self.queue.get()
+            frame = await queue.get()
             if frame is None:
                 break
-            await self.ws.send_text(frame.decode())
+            if direct is None or not direct(frame):
+                queue.sending = True
+                try:
+                    await self.ws.send_text(frame.decode())
+                finally:
+                    queue.sending = False
         if self.queue.overflowed.is_set():
             self.hub.metrics.send_queue_overflows.inc()
             log.info(

@@ -10,12 +10,37 @@ bytes in the same order, one system call, at most one turn of the loop later.
 
 Everything else of the transport is the real one's: flow control (`pause_writing` still
 comes from the socket's buffer), `close` (which sends what is held first), `abort`
-(which drops it, as the transport drops its buffer)."""
+(which drops it, as the transport drops its buffer).
+
+On uvicorn's `websockets-sansio` protocol (its default), the connection's scope also
+carries `send_text(data: bytes) -> bool` as the ASGI extension SEND_TEXT: it writes a
+text frame of `data` (UTF-8 JSON as the server encodes it) straight to the transport,
+without a return to the event loop and without the layers of a `websocket.send`
+message (Starlette's WebSocket, uvicorn's `send`, the `websockets` Frame; and the frame's
+bytes decoded to a str for them and encoded back). The frame is the same bytes as
+`websockets` serializes (a server's frames are unmasked; per-message deflate is off).
+It writes only while the connection is open and writable (False otherwise: the caller
+sends the frame the usual way, which waits for the socket or raises as it should).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+
+from websockets.protocol import State
+
+SEND_TEXT = "daedalus.send_text"
+"""The ASGI scope extension of a websocket connection: its `send_text(data) -> bool`."""
+
+
+def text_frame_header(size: int) -> bytes:
+    """The header of an unmasked, final text frame of `size` bytes (RFC 6455 5.2)."""
+    if size < 126:
+        return bytes((0x81, size))
+    if size < 65536:
+        return b"\x81\x7e" + size.to_bytes(2, "big")
+    return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
 class CoalescingTransport:
@@ -63,13 +88,49 @@ class CoalescingTransport:
         return getattr(self._transport, name)
 
 
+def _sansio(base: type[asyncio.Protocol]) -> bool:
+    """Whether `base` is uvicorn's websockets-sansio protocol (what send_text relies on)."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    except ImportError:  # pragma: no cover (an uvicorn without it)
+        return False
+    return issubclass(base, WebSocketsSansIOProtocol)
+
+
 def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
-    """uvicorn's websocket protocol class `base`, on a CoalescingTransport."""
+    """uvicorn's websocket protocol class `base`, on a CoalescingTransport (and on the
+    websockets-sansio protocol, with the SEND_TEXT extension)."""
 
     class Coalescing(base):  # type: ignore[valid-type, misc]
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             wrapped = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
             super().connection_made(wrapped)
+
+    if _sansio(base):
+
+        class Direct(Coalescing):
+            def handle_connect(self, event: Any) -> None:
+                super().handle_connect(event)
+                scope = getattr(self, "scope", None)  # (none when the handshake was refused)
+                if scope is not None:
+                    scope["extensions"][SEND_TEXT] = self.send_text
+
+            def send_text(self, data: bytes) -> bool:
+                """Write a text frame of `data` now, if the connection is open and
+                writable (True); False: send it as a `websocket.send` message."""
+                conn = self.conn
+                if (
+                    self.close_sent or self.disconnected or not self.handshake_complete
+                    or self.initial_response is not None or not self.writable.is_set()
+                    or conn.state is not State.OPEN or conn.extensions
+                    or conn.expect_continuation_frame or self.transport.is_closing()
+                ):
+                    return False
+                self.transport.write(text_frame_header(len(data)))
+                self.transport.write(data)
+                return True
+
+        Coalescing = Direct  # type: ignore[misc]
 
     Coalescing.__name__ = Coalescing.__qualname__ = f"Coalescing{base.__name__}"
     return Coalescing

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import KeysView, Mapping, Sequence
+from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,10 +56,19 @@ def token_digest(token: str) -> str:
 
 
 class SendQueue:
-    """A viewer's outgoing frames: bounded for live traffic, not for its own catch-up."""
+    """A viewer's outgoing frames: bounded for live traffic, not for its own catch-up.
 
-    def __init__(self, limit: int) -> None:
+    With `direct` (the connection's SEND_TEXT, server/coalesce.py), a frame pushed while
+    nothing waits before it is written to the socket at once, without waking the
+    connection's sender task (a future and a task switch a frame); when `direct` declines
+    (the socket's buffer is full, the connection closing) it queues as any other, so a
+    slow reader still fills the queue. The sender marks the frame it sends the usual way
+    as `sending`, so that no frame overtakes it."""
+
+    def __init__(self, limit: int, direct: Callable[[bytes], bool] | None = None) -> None:
         self.limit = limit
+        self.direct = direct
+        self.sending = False
         self._items: collections.deque[bytes | None] = collections.deque()
         self._ready = asyncio.Event()
         self.overflowed = asyncio.Event()
@@ -68,6 +77,9 @@ class SendQueue:
 
     def push(self, frame: bytes, *, bounded: bool = True) -> None:
         if self.overflowed.is_set():
+            return
+        direct = self.direct
+        if direct is not None and not self._items and not self.sending and direct(frame):
             return
         if bounded and len(self._items) >= self.limit:
             self.overflowed.set()

@@ -113,3 +113,73 @@ def test_the_websocket_implementation_is_a_setting(monkeypatch: pytest.MonkeyPat
     mp.setenv("DAEDALUS_WS_PROTOCOL", "nope")
     with pytest.raises(ValueError, match="DAEDALUS_WS_PROTOCOL must be one of auto"):
         Settings()
+
+
+# --- SEND_TEXT: a text frame straight to the transport (websockets-sansio) -------------------
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_a_direct_frame_is_the_frame_websockets_serializes(size: int) -> None:
+    from websockets.frames import Frame, Opcode
+
+    from server.coalesce import text_frame_header
+
+    data = b"x" * size
+    assert text_frame_header(size) + data == Frame(Opcode.TEXT, data).serialize(mask=False)
+
+
+async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
+    """A real uvicorn server on the protocol the server runs: frames written with the
+    SEND_TEXT extension arrive as the text frames of the usual path, in order with them;
+    while the socket is paused, or once the close is sent, it declines (False)."""
+    import socket
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    from server.coalesce import SEND_TEXT
+    from server.main import _ws_protocol
+
+    payloads = [b'{"a":1}', ('{"big":"' + "\u00e9" * 40_000 + '"}').encode(), b"[]"]
+    answers: list[object] = []
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        direct = ws.scope["extensions"][SEND_TEXT]
+        answers.extend(direct(p) for p in payloads)
+        await ws.send_text("the usual way")
+        protocol = direct.__self__
+        protocol.pause_writing()
+        answers.append(direct(b"paused"))
+        protocol.resume_writing()
+        answers.append(direct(b"resumed"))
+        await ws.receive_text()
+        await ws.close()
+        answers.append(direct(b"closed"))
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(
+        app, host="127.0.0.1", port=port, ws=_ws_protocol("websockets-sansio"),
+        ws_per_message_deflate=False, log_level="warning", lifespan="off",
+    ))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        async with connect(f"ws://127.0.0.1:{port}/ws", compression=None) as client:
+            got = [await client.recv() for _ in range(5)]
+            await client.send("bye")
+            with pytest.raises(ConnectionClosed):
+                await client.recv()
+    finally:
+        server.should_exit = True
+        await serving
+    assert got == [p.decode() for p in payloads] + ["the usual way", "resumed"]
+    assert answers == [True, True, True, False, True, False]

@@ -182,3 +182,59 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
         assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
         runner._in_flight = None
     runner.reading = None
+
+
+# --- SendQueue: frames written straight to the socket ----------------------------------------
+
+
+class Socket:
+    """A connection's SEND_TEXT: takes frames while `open`."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.written: list[bytes] = []
+
+    def __call__(self, frame: bytes) -> bool:
+        if self.open:
+            self.written.append(frame)
+        return self.open
+
+
+async def test_a_frame_goes_straight_to_the_socket_when_nothing_waits_before_it() -> None:
+    socket = Socket()
+    q = SendQueue(10, socket)
+    q.push(b"1")
+    q.push(b"2", bounded=False)
+    assert socket.written == [b"1", b"2"]
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(q.get(), 0.01)  # nothing left for the sender
+
+
+async def test_once_a_frame_waits_the_next_ones_wait_behind_it() -> None:
+    socket = Socket()
+    q = SendQueue(10, socket)
+    socket.open = False  # the socket's buffer is full: the frame waits for the sender
+    q.push(b"1")
+    socket.open = True
+    q.push(b"2")  # would be taken, but must not overtake "1"
+    assert socket.written == []
+    assert [await q.get(), await q.get()] == [b"1", b"2"]
+    q.sending = True  # the sender is sending one the usual way
+    q.push(b"3")
+    q.sending = False
+    assert socket.written == [] and await q.get() == b"3"
+    q.push(b"4")
+    assert socket.written == [b"4"]
+
+
+async def test_a_reader_too_slow_for_the_socket_still_overflows_the_queue() -> None:
+    socket = Socket()
+    socket.open = False
+    q = SendQueue(2, socket)
+    for frame in (b"1", b"2", b"3"):
+        q.push(frame)
+    assert q.overflowed.is_set() and await q.get() is None
+    q.push(b"4")  # nothing after the overflow, not even straight to the socket
+    socket.open = True
+    q.push(b"5")
+    assert socket.written == []
