@@ -84,12 +84,15 @@ class Append:
     outcome: Outcome
     expected_head: str
     seat: int | None  # the seat a join takes
+    # The entry's JSON: what the store appends and the core keeps (encoded once).
+    raw: bytes = field(init=False, repr=False, compare=False)
 
     def __init__(
         self, entry: Entry, state: MatchState, outcome: Outcome, expected_head: str, seat: int | None
     ) -> None:
         fields = self.__dict__
         fields["entry"] = entry
+        fields["raw"] = _encode(entry)
         fields["state"] = state
         fields["outcome"] = outcome
         fields["expected_head"] = expected_head
@@ -332,7 +335,7 @@ class MatchCore(Generic[K]):
                 f"but {self._current.seq} is folded"
             )
         out: Folded[K] = Folded()
-        self._folded(stream_id, decided.entry, decided.state, decided.outcome, out, None)
+        self._folded(stream_id, decided.entry, decided.state, decided.outcome, out, decided.raw)
         return Submitted(decided.entry.seq, decided.outcome, False, decided.entry.digest), out
 
     def duplicate(self, seq: int) -> Submitted | None:

@@ -23,8 +23,6 @@ from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from domain import engine
 from domain.engine import Entry, IntegrityError, MatchState, Outcome
 from domain.kit.options import split_match_options
@@ -32,7 +30,7 @@ from projections.contract import SPECTATOR, Viewer
 from projections.registry import Hosted, hosted
 from server import logs
 from server.config import Settings
-from server.core import Answer, Folded, MatchCore, SinceOutOfRange, Submitted
+from server.core import Answer, Append, Folded, MatchCore, SinceOutOfRange, Submitted
 from server.delay import Delay, DelayedFeed, delayed, record
 from server.expiry import Expiry, expired_message
 from server.follower import Follower
@@ -143,9 +141,8 @@ class MatchRunner:
         self._tick_failures = 0  # ticks that failed in a row (the store away)
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
-        # The entry whose append is in flight, and its JSON once asked for (see take).
-        self._in_flight: Entry | None = None
-        self._in_flight_raw: bytes | None = None
+        # The entry whose append is in flight, with its JSON (see take).
+        self._in_flight: Append | None = None
         # Whether the hub let go of it (Hub.forget); a viewer may still take it back.
         self.released = False
         # When this process last used the match (a request, a viewer, a command of its
@@ -455,7 +452,7 @@ class MatchRunner:
                     return decided.submitted
                 taken = decided.seat if token_hash is not None else None
                 started = time.perf_counter()
-                self._in_flight, self._in_flight_raw = decided.entry, None
+                self._in_flight = decided
                 try:
                     result = await self.store.append(
                         self.match_id,
@@ -464,9 +461,10 @@ class MatchRunner:
                         key=key,
                         token_hash=token_hash if taken is not None else None,
                         seat=taken,
+                        encoded=decided.raw,
                     )
                 finally:
-                    self._in_flight = self._in_flight_raw = None
+                    self._in_flight = None
                 metrics = self.hub.metrics
                 metrics.append_seconds.observe(time.perf_counter() - started)
                 if result.status == "ok":
@@ -505,17 +503,14 @@ class MatchRunner:
         if not fresh:
             return
         if self.lock.locked():
-            if self._in_flight is not None and len(fresh) == 1:
-                # The follower often reads an append of this process before its reply is
-                # in: that entry (the same bytes) is folded by the append itself, and
-                # needs no task waiting for the lock (a few per cent of a command's CPU).
-                # Only when it is all that is new: entries after it (another process's,
-                # decided on it) must be folded after it, in order, whatever becomes of
-                # the append's reply.
-                if self._in_flight_raw is None:
-                    self._in_flight_raw = msgspec.json.encode(self._in_flight)
-                if fresh[0][1] == self._in_flight_raw:
-                    return
+            # The follower often reads an append of this process before its reply is in:
+            # that entry (the same bytes) is folded by the append itself, and needs no
+            # task waiting for the lock (a few per cent of a command's CPU). Only when it
+            # is all that is new: entries after it (another process's, decided on it)
+            # must be folded after it, in order, whatever becomes of the append's reply.
+            flight = self._in_flight
+            if flight is not None and len(fresh) == 1 and fresh[0][1] == flight.raw:
+                return
             self.reading = fresh[-1][0]
             self.hub.spawn(self._take_locked(fresh))
             return

@@ -75,10 +75,12 @@ class Store(Protocol):
         key: str,
         token_hash: str | None = None,
         seat: int | None = None,
+        encoded: bytes | None = None,
     ) -> Appended:
         """Append `entry` if `key` is new (else `dup`, with the seq it landed at) and the
         head is `expected_head` (else `conflict`; "" is the head of no log). With
-        `token_hash`, the seat token's hash is recorded for `seat` in the same step."""
+        `token_hash`, the seat token's hash is recorded for `seat` in the same step.
+        `encoded`: the entry's JSON (msgspec's encoding of it), when the caller has it."""
         ...
 
     async def mark_over(self, match_id: str) -> None: ...
@@ -186,6 +188,7 @@ class MemoryStore:
         key: str,
         token_hash: str | None = None,
         seat: int | None = None,
+        encoded: bytes | None = None,
     ) -> Appended:
         log = self._logs.get(match_id)
         if log is None:
@@ -195,7 +198,7 @@ class MemoryStore:
         if log.head != expected_head:
             return Appended("conflict")
         self._logs[match_id] = log
-        log.entries.append(_encode(entry))
+        log.entries.append(_encode(entry) if encoded is None else encoded)
         log.head = head_value(entry)
         log.keys[key] = entry.seq
         if token_hash:

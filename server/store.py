@@ -499,15 +499,17 @@ class EventStore:
         key: str,
         token_hash: str | None = None,
         seat: int | None = None,
+        encoded: bytes | None = None,
         attempts: int = 3,
     ) -> Appended:
-        """Append `entry` if `key` is new and the head is `expected_head`.
+        """Append `entry` (its JSON `encoded`, when the caller has it) if `key` is new and
+        the head is `expected_head`.
 
         On a timeout or lost connection the outcome is unknown: read the key and the
         head to learn it; only if the head still stands is the append tried again (it
         is conditional, so it cannot land twice). Found landed, it is this append's `ok`
         (with its stream id); a `dup` after such a try is looked into the same way."""
-        keys, args = self._script_args(match_id, entry, expected_head, key, token_hash, seat)
+        keys, args = self._script_args(match_id, entry, expected_head, key, token_hash, seat, encoded)
         encoded = cast(bytes, args[3])
         uncertain = False  # whether a try of this call may have landed unheard
         for attempt in range(attempts):
@@ -539,14 +541,14 @@ class EventStore:
     @staticmethod
     def _script_args(
         match_id: str, entry: Entry, expected_head: str, key: str,
-        token_hash: str | None = None, seat: int | None = None,
+        token_hash: str | None = None, seat: int | None = None, encoded: bytes | None = None,
     ) -> tuple[list[str], list[str | bytes]]:
         """The append script's keys and arguments (server/append.lua)."""
         args: list[str | bytes] = [
             expected_head,
             head_value(entry),
             key,
-            _encoder.encode(entry),
+            _encoder.encode(entry) if encoded is None else encoded,
             str(entry.seq),
             token_hash or "",
             "" if seat is None else str(seat),

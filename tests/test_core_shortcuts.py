@@ -10,6 +10,7 @@ import dataclasses
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -91,7 +92,9 @@ def test_answers_are_frozen_dataclasses() -> None:
     core = Play().seated().core
     decided = Append(core.entry(2), core.current, outcome, "1:x", None)
     assert decided == Append(core.entry(2), core.current, outcome, "1:x", None)
-    assert [getattr(decided, f.name) for f in dataclasses.fields(decided)][3:] == ["1:x", None]
+    assert [getattr(decided, f.name) for f in dataclasses.fields(decided)][3:] == [
+        "1:x", None, msgspec.json.encode(core.entry(2)),
+    ]
     assert dataclasses.replace(decided, seat=1).seat == 1
     with pytest.raises(dataclasses.FrozenInstanceError):
         decided.seat = 1  # type: ignore[misc]

@@ -162,6 +162,9 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     lock for it; an entry read with one after it still does (they are folded in order)."""
     import msgspec
 
+    from domain.engine import Outcome
+    from server.core import Append
+
     runner = await seated(hub)
     spawned: list[str] = []
 
@@ -173,7 +176,7 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     entry = runner.core.entry(runner.current.seq)
     later = msgspec.structs.replace(entry, seq=entry.seq + 1)
     async with runner.lock:
-        runner._in_flight = later
+        runner._in_flight = Append(later, runner.current, Outcome(), "", None)
         runner.take([("9999999999999-0", msgspec.json.encode(later))])
         assert spawned == [] and runner.reading is None
         other = msgspec.structs.replace(later, ts=later.ts + 1)
