@@ -34,6 +34,9 @@ SEND_TEXT = "daedalus.send_text"
 """The ASGI scope extension of a websocket connection: its `send_text(data) -> bool`."""
 
 
+_OPEN = State.OPEN
+
+
 def text_frame_header(size: int) -> bytes:
     """The header of an unmasked, final text frame of `size` bytes (RFC 6455 5.2)."""
     if size < 126:
@@ -65,6 +68,16 @@ class CoalescingTransport:
     def writelines(self, lines: Any) -> None:
         for data in lines:
             self.write(data)
+
+    def write_frame(self, header: bytes, data: bytes) -> None:
+        """`write(header)` then `write(data)`, in one call (a frame from SEND_TEXT)."""
+        self._held += (header, data)
+        if not self._flushing:
+            self._flushing = True
+            self._loop.call_soon(self.flush)
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
 
     def flush(self) -> None:
         """Send what is held now."""
@@ -122,15 +135,21 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                 if (
                     self.close_sent or self.disconnected or not self.handshake_complete
                     or self.initial_response is not None or not self.writable.is_set()
-                    or conn.state is not State.OPEN or conn.extensions
-                    or conn.expect_continuation_frame or self.transport.is_closing()
+                    or conn.state is not _OPEN or conn.extensions
+                    or conn.expect_continuation_frame
                 ):
                     return False
-                self.transport.write(text_frame_header(len(data)))
-                self.transport.write(data)
+                transport = self.transport
+                if transport.is_closing():
+                    return False
+                size = len(data)
+                transport.write_frame(_SHORT[size] if size < 126 else text_frame_header(size), data)
                 return True
 
         Coalescing = Direct  # type: ignore[misc]
 
     Coalescing.__name__ = Coalescing.__qualname__ = f"Coalescing{base.__name__}"
     return Coalescing
+
+
+_SHORT = [text_frame_header(size) for size in range(126)]

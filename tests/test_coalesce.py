@@ -64,6 +64,18 @@ async def test_close_sends_what_is_held_first_and_abort_drops_it() -> None:
     assert real.writes == [] and real.aborted
 
 
+async def test_a_frame_is_held_as_its_header_then_its_data() -> None:
+    real = Recorder()
+    t = CoalescingTransport(real, asyncio.get_running_loop())
+    t.write(b"ack|")
+    t.write_frame(b"\x81\x02", b"{}")
+    assert real.writes == [] and not t.is_closing()
+    await asyncio.sleep(0)
+    assert real.writes == [b"ack|\x81\x02{}"]
+    real.closed = True
+    assert t.is_closing()
+
+
 async def test_nothing_is_written_to_a_transport_that_is_closing() -> None:
     real = Recorder()
     t = CoalescingTransport(real, asyncio.get_running_loop())
