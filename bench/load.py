@@ -796,12 +796,14 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("receipt signing (once a round)", ("ServerKey.receipt (", "MatchCore.receipt (")),
     ("projections: the game's view (views.view)", ("view (projections/", "view_json (projections/")),
     ("projections: each viewer's events (project_events)", ("project_events (",)),
+    # (Before the rows whose code pushes frames: a frame pushed while nothing waits before
+    # it is written from there, server/coalesce.py's SEND_TEXT.)
+    ("websocket send (Starlette, uvicorn, websockets, socket writes)", (
+        "Connection.sender (", "CoalescingTransport.", "SendQueue.push (")),
     ("update frames: the engine's part of the view, encoding, assembly", (
         "match_view (", "ViewEncoder.", "Streams._frame (", "Streams.live (", "MatchCore._broadcast (")),
     ("fold bookkeeping (core, hub delivery, clock)", (
         "MatchCore._folded (", "MatchCore.appended (", "MatchRunner._deliver (", "MatchRunner._arm_clock (")),
-    ("websocket send (Starlette, uvicorn, websockets, socket writes)", (
-        "Connection.sender (", "CoalescingTransport.")),
     ("redis append", ("EventStore.append (", "EventStore._send (", "EventStore._run_script (",
                       "EventStore._flush (", "EventStore._append_lean (",
                       "AbstractConnection._send_packed_command (")),
