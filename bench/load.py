@@ -217,6 +217,7 @@ class PhaseConfig:
     index: int  # of this client process
     game: str = GAME
     client_loop: str = "uvloop"  # the client processes' event loop: "uvloop" or "asyncio"
+    route: bool = True  # the match in the websocket's URL (a worker of several serves it)
 
 
 @dataclass
@@ -254,6 +255,8 @@ class Seat:
         from websockets.asyncio.client import connect
 
         # Client defaults as clients/client.py has them (permessage-deflate offered).
+        if self.match.worker.cfg.route:  # as clients/client.py does
+            ws_url = f"{ws_url}?match={self.match.id}"
         self.ws = await connect(ws_url, ping_interval=None, max_size=None, open_timeout=60)
         await self.ws.send(self.match.worker.encode(
             {"type": "hello", "match": self.match.id, "token": self.token, "since": 0}))
@@ -864,7 +867,7 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             cfg = PhaseConfig(
                 mode=mode, url=server.url, matches=n, rate=args.rate, total_matches=args.matches,
                 rounds=args.rounds, bots=tuple(args.bot), seed=f"{args.seed}:{mode}", index=i,
-                game=args.game, client_loop=args.client_loop,
+                game=args.game, client_loop=args.client_loop, route=not args.no_route,
             )
             parent, child = ctx.Pipe()
             p = ctx.Process(target=worker_main, args=(child, cfg), daemon=True)
@@ -995,6 +998,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1,
                    help="server processes on the one port (daedalus serve --workers; default 1); "
                    "the server's CPU is theirs and their parent's")
+    p.add_argument("--no-route", action="store_true",
+                   help="leave the match out of the websocket's URL: with --workers N, the "
+                   "kernel's choice of worker serves each connection (server/route.py)")
     p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
     p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
     p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -393,7 +393,10 @@ class MatchConnection:
     `store_unavailable`.
 
     Commands are paced to COMMAND_RATE a second (after a burst of COMMAND_BURST), so a
-    fast bot in a game of quick turns never runs into the server's rate limit."""
+    fast bot in a game of quick turns never runs into the server's rate limit.
+
+    `route`: name the match in the websocket's URL (`/ws?match=<id>`), so that a server of
+    several workers serves the connection from the worker that owns the match."""
 
     def __init__(
         self,
@@ -407,9 +410,11 @@ class MatchConnection:
         open_timeout: float = 10.0,
         ping_interval: float | None = 20.0,
         audit: str | None = None,
+        route: bool = True,
     ) -> None:
         self.url = endpoints(url)[1]
         self.match = match
+        self._route = route
         self.token = token
         self.audit = audit
         """The match's audit key: the hello asks for the full view (the host of a board it
@@ -617,7 +622,7 @@ class MatchConnection:
     async def _open(self, since: int | str | None = None) -> dict[str, Any]:
         try:
             ws = await connect(
-                self.url,
+                f"{self.url}?match={quote(self.match, safe='')}" if self._route else self.url,
                 open_timeout=self._open_timeout,
                 ping_interval=self._ping_interval,
                 max_size=None,

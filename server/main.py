@@ -19,6 +19,7 @@ from server import logs
 from server.app import create_app
 from server.coalesce import coalescing
 from server.config import Settings
+from server.route import Adopting, Handoff, routed
 from server.storage import Store
 
 
@@ -32,11 +33,23 @@ def _ws_protocol(name: str) -> type[asyncio.Protocol]:
     return coalescing(base)
 
 
-def _uvicorn_config(app: object, host: str, port: int, settings: Settings) -> uvicorn.Config:
+def _http_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's own choice of HTTP protocol class (its `auto`)."""
+    from uvicorn.config import HTTP_PROTOCOLS
+    from uvicorn.importer import import_from_string
+
+    return import_from_string(HTTP_PROTOCOLS["auto"])  # type: ignore[no-any-return]
+
+
+def _uvicorn_config(
+    app: object, host: str, port: int, settings: Settings,
+    http: type[asyncio.Protocol] | None = None,
+) -> uvicorn.Config:
     return uvicorn.Config(
         app,  # type: ignore[arg-type]
         host=host,
         port=port,
+        http=http or "auto",
         lifespan="on",
         ws=_ws_protocol(settings.ws_protocol),
         ws_max_size=settings.hard_frame_limit,
@@ -164,10 +177,11 @@ def _supervise(
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
+    channels = Handoff.channels(workers)  # (server/route.py: a connection to its match's worker)
     for index in range(workers):
         pid = os.fork()
         if pid == 0:
-            _worker(sock, index, settings, host, port, listening)  # never returns
+            _worker(sock, index, settings, host, port, listening, channels)  # never returns
         with contextlib.suppress(OSError):  # (the child does it too: whichever runs first)
             os.setpgid(pid, pid)
         children[pid] = index
@@ -175,6 +189,9 @@ def _supervise(
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, asked[0])
     sock.close()  # the children hold it: once they stop, the port is closed
+    for inbox, outbox in channels:
+        inbox.close()
+        outbox.close()
     log.info("workers", count=workers, pids=sorted(children), **listening)
     failed = False
     while children:
@@ -206,11 +223,12 @@ def _supervise(
 
 def _worker(
     sock: socket.socket, index: int, settings: Settings, host: str, port: int,
-    listening: dict[str, str],
+    listening: dict[str, str], channels: list[tuple[socket.socket, socket.socket]],
 ) -> None:
     """A forked worker: one full server on the inherited socket, then `os._exit` with 0
     when it stopped cleanly (on SIGTERM or SIGINT), 3 when it could not start, 1 on an
-    error."""
+    error. A connection whose URL names a match another worker owns is handed to that
+    worker (server/route.py, over `channels`)."""
     import structlog
 
     code = 1
@@ -220,9 +238,12 @@ def _worker(
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
         structlog.contextvars.bind_contextvars(worker=index, pid=os.getpid())
-        config = _uvicorn_config(create_app(settings), host, port, settings)
+        handoff = Handoff.of_worker(index, channels)
+        http = _http_protocol()
+        config = _uvicorn_config(create_app(settings), host, port, settings, http=routed(http, handoff))
         _tune_gc()
         server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
+        server.handoff, server.http = handoff, http
         server.listening = listening
         with contextlib.suppress(KeyboardInterrupt):  # SIGINT from the parent, once stopped
             server.run(sockets=[sock])
@@ -283,13 +304,44 @@ class _Server(uvicorn.Server):
         self._deadline: threading.Timer | None = None
         self._limit = stuck_after
         self.listening: dict[str, str] = {}  # logged as `listening` once serving
+        # A worker's: connections handed to it by the others (server/route.py), served with
+        # uvicorn's HTTP protocol class `http`.
+        self.handoff: Handoff | None = None
+        self.http: type[asyncio.Protocol] | None = None
+        self._adopting: set[asyncio.Task[None]] = set()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         """uvicorn's start-up; then `listening`: the port is bound, the app started, and
         a signal from now on stops the server gracefully."""
         await super().startup(sockets=sockets)
         if self.started:
+            if self.handoff is not None:
+                self.handoff.listen(self._adopt)
             logs.get("daedalus.server").info("listening", **self.listening)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.handoff is not None:
+            self.handoff.stop()  # (what waits in the inbox is dropped with it)
+        await super().shutdown(sockets=sockets)
+
+    def _adopt(self, sock: socket.socket, read: bytes) -> None:
+        """Serve a connection another worker accepted and handed here."""
+        http = self.http
+        assert http is not None
+        config, state, app_state = self.config, self.server_state, self.lifespan.state
+
+        def made() -> asyncio.Protocol:
+            return http(config=config, server_state=state, app_state=app_state)  # type: ignore[call-arg]
+
+        async def adopt() -> None:
+            try:
+                await asyncio.get_running_loop().connect_accepted_socket(lambda: Adopting(made, read), sock)
+            except OSError:
+                sock.close()
+
+        task = asyncio.get_running_loop().create_task(adopt())
+        self._adopting.add(task)
+        task.add_done_callback(self._adopting.discard)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

@@ -110,9 +110,11 @@ def _joined(w: Workers, match: str, seat: int) -> list[int]:
             if x.get("event") == "viewer_joined" and x.get("match") == match and x.get("seat") == seat]
 
 
-async def _connect(w: Workers, match: str, token: str, seat: int) -> tuple[MatchConnection, int]:
+async def _connect(
+    w: Workers, match: str, token: str, seat: int, route: bool = True
+) -> tuple[MatchConnection, int]:
     before = len(_joined(w, match, seat))
-    conn = MatchConnection(w.url, match, token=token, resume=False)
+    conn = MatchConnection(w.url, match, token=token, resume=False, route=route)
     await conn.__aenter__()
     for _ in range(200):
         pids = _joined(w, match, seat)
@@ -127,11 +129,12 @@ async def test_two_workers_serve_the_two_players_of_one_match(workers: Workers) 
     listening = {int(x["pid"]) for x in w.wait_for("listening", 2)}
     assert listening == set(w.pids()) and len(listening) == 2
     match, (t0, t1) = await new_match(w.url, "five-card-trick")
-    a, pid_a = await _connect(w, match, t0, 0)
-    # Which worker accepts a connection is the kernel's choice: connect seat 1 again until
-    # it lands on the other worker (each try is a new connection to the shared socket).
+    a, pid_a = await _connect(w, match, t0, 0, route=False)
+    # Which worker accepts a connection is the kernel's choice (the match not named in the
+    # URL, server/route.py): connect seat 1 again until it lands on the other worker (each
+    # try is a new connection to the shared socket).
     for _ in range(40):
-        b, pid_b = await _connect(w, match, t1, 1)
+        b, pid_b = await _connect(w, match, t1, 1, route=False)
         if pid_b != pid_a:
             break
         await b.__aexit__(None, None, None)
@@ -156,6 +159,38 @@ async def test_two_workers_serve_the_two_players_of_one_match(workers: Workers) 
     stopped = [x for x in w.lines() if x.get("event") == "worker_stopped"]
     assert sorted(int(x["pid"]) for x in stopped) == sorted(pids)
     assert all(x["status"] == 0 for x in stopped)
+
+
+async def test_a_connection_naming_its_match_is_served_by_the_matchs_worker(workers: Workers) -> None:
+    """The match in the websocket's URL: whichever worker accepts the connection, the one
+    that owns the match (server/route.py) serves it, and the players play to the end on
+    connections handed over that way."""
+    from server.route import owner_of
+
+    w = workers
+    pid_of = {int(x["worker"]): int(x["pid"]) for x in w.wait_for("listening", 2)}
+    owners: dict[int, tuple[str, list[str]]] = {}
+    while len(owners) < 2:  # a match owned by each worker
+        match, tokens = await new_match(w.url, "five-card-trick")
+        owners.setdefault(owner_of(match, 2), (match, tokens))
+    for owner, (match, (t0, t1)) in owners.items():
+        conns = []
+        for _ in range(4):  # the kernel would put about half on the other worker
+            for seat, token in ((0, t0), (1, t1)):
+                conn, pid = await _connect(w, match, token, seat)
+                assert pid == pid_of[owner], (match, seat, pid, pid_of)
+                conns.append(conn)
+        for conn in conns[:-2]:
+            await conn.__aexit__(None, None, None)
+        a, b = conns[-2:]
+        bots = BOTS["five-card-trick"]
+        views = await asyncio.wait_for(asyncio.gather(
+            play_bot(a, bots["random"](random.Random(1))), play_bot(b, bots["random"](random.Random(2))),
+        ), 120)
+        assert all(v["ended"] for v in views)
+        await a.__aexit__(None, None, None)
+        await b.__aexit__(None, None, None)
+    assert w.stop() == 0
 
 
 def test_a_dead_worker_stops_the_others_with_status_1(workers: Workers) -> None:

@@ -96,7 +96,8 @@ export class MatchConnection {
       return;
     }
     this.status(this.attempt ? "reconnecting…" : "connecting…", "connecting");
-    const ws = new WebSocket(this.url);
+    // The match in the URL: a server of several workers serves it from its match's worker.
+    const ws = new WebSocket(`${this.url}?match=${encodeURIComponent(this.match)}`);
     this.ws = ws;
     this.joined = false;
     ws.onopen = () => {

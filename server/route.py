@@ -1,0 +1,204 @@
+"""Connections handed to the worker that owns their match (`daedalus serve --workers N`).
+
+Any worker can serve any match: each folds the match's Redis stream. But a match whose
+players' connections land on two workers is folded, viewed and followed by both, about a
+third more CPU a command (docs/performance.md), and the kernel spreads connections over
+the workers at random. So a client may name its match in the websocket's URL
+(`/ws?match=<id>`, docs/protocol.md), and the worker that accepts the connection hands
+it, before anything is answered on it, to the match's owner: worker
+`crc32(match) % N`.
+
+The hand-off is the socket itself: its file descriptor and the bytes read from it so far
+(the start of the HTTP request), sent over a Unix datagram socket to the owner (one per
+worker, made before the workers are forked), which adopts it as if it had accepted it
+(`loop.connect_accepted_socket`) and reads the request from those bytes on. When it
+cannot be handed (no match in the URL, the owner gone or its queue full, a request line
+longer than a datagram), the worker that has it serves it: nothing but the placement
+depends on the hand-off.
+"""
+
+from __future__ import annotations
+
+import array
+import asyncio
+import contextlib
+import socket
+import zlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+REQUEST_LINE_LIMIT = 8192
+"""At most this many bytes are read looking for the request line (then: served here)."""
+
+
+def owner_of(match: str, workers: int) -> int:
+    """The worker that owns `match` (the same in every process and on every run)."""
+    return zlib.crc32(match.encode()) % workers
+
+
+def match_in(request_line: bytes) -> str | None:
+    """The match named by `GET /ws?match=<id> HTTP/1.1` (None: not such a request)."""
+    method, _, rest = request_line.partition(b" ")
+    target = rest.rpartition(b" ")[0]
+    if method != b"GET" or not target.startswith(b"/ws?"):
+        return None
+    try:
+        parts = urlsplit(target.decode("ascii"))
+    except UnicodeDecodeError:
+        return None
+    if parts.path != "/ws":
+        return None
+    found = parse_qs(parts.query).get("match")
+    return found[0] if found else None
+
+
+class Handoff:
+    """One worker's ends of the hand-off channels: its own inbox, and a way into every
+    other worker's."""
+
+    def __init__(self, index: int, inbox: socket.socket, outboxes: list[socket.socket | None]) -> None:
+        self.index = index
+        self.workers = len(outboxes)
+        self.inbox = inbox
+        self.outboxes = outboxes
+        self.handed = 0  # connections handed to another worker
+        self.adopted = 0  # connections adopted from one
+
+    @staticmethod
+    def channels(workers: int) -> list[tuple[socket.socket, socket.socket]]:
+        """(inbox, its sending end) for each worker, made before forking them."""
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM) for _ in range(workers)]
+        for inbox, outbox in pairs:
+            inbox.setblocking(False)
+            outbox.setblocking(False)
+        return pairs
+
+    @classmethod
+    def of_worker(cls, index: int, pairs: list[tuple[socket.socket, socket.socket]]) -> Handoff:
+        """Worker `index`'s part (in the forked worker): the other workers' inboxes and its
+        own sending end are closed here, so that a worker's inbox closes with it (what
+        waits there then is dropped, and a hand-off to it fails at once)."""
+        outboxes: list[socket.socket | None] = []
+        for i, (inbox, outbox) in enumerate(pairs):
+            if i != index:
+                inbox.close()
+                outboxes.append(outbox)
+            else:
+                outbox.close()
+                outboxes.append(None)
+        return cls(index, pairs[index][0], outboxes)
+
+    def target(self, request_line: bytes) -> int | None:
+        """The worker to hand a connection to, by its request line (None: keep it)."""
+        match = match_in(request_line)
+        if match is None:
+            return None
+        owner = owner_of(match, self.workers)
+        return None if owner == self.index else owner
+
+    def send(self, target: int, fd: int, data: bytes) -> bool:
+        """Hand the socket `fd` and the bytes read from it to worker `target`; False if
+        it cannot take it (the caller keeps the connection)."""
+        outbox = self.outboxes[target]
+        if outbox is None:
+            return False
+        try:
+            outbox.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+        except OSError:  # gone (ECONNREFUSED), its queue full (EAGAIN), too long (EMSGSIZE)
+            return False
+        self.handed += 1
+        return True
+
+    def listen(self, adopt: Callable[[socket.socket, bytes], None]) -> None:
+        """Call `adopt(socket, bytes)` for each connection handed to this worker."""
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self.inbox.fileno(), self._receive, adopt)
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            asyncio.get_running_loop().remove_reader(self.inbox.fileno())
+
+    def _receive(self, adopt: Callable[[socket.socket, bytes], None]) -> None:
+        while True:
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(self.inbox, REQUEST_LINE_LIMIT + 1024, 1)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self.stop()
+                return
+            for fd in fds:
+                sock = socket.socket(fileno=fd)
+                sock.setblocking(False)
+                self.adopted += 1
+                adopt(sock, data)
+
+
+def routed(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol class `inner`, but a connection whose request names a
+    match another worker owns is handed to it before `inner` sees it."""
+
+    class Routed(asyncio.Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._made: Callable[[], asyncio.Protocol] = lambda: inner(*args, **kwargs)
+            self._transport: asyncio.Transport | None = None
+            self._read = b""
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self._transport = transport  # type: ignore[assignment]
+
+        def data_received(self, data: bytes) -> None:
+            self._read += data
+            end = self._read.find(b"\r\n")
+            if end < 0 and len(self._read) < REQUEST_LINE_LIMIT:
+                return  # the request line is not all in yet
+            transport = self._transport
+            assert transport is not None
+            target = handoff.target(self._read[:end]) if end >= 0 else None
+            if target is not None and transport.get_extra_info("sslcontext") is None:
+                sock = transport.get_extra_info("socket")
+                if sock is not None and handoff.send(target, sock.fileno(), self._read):
+                    transport.abort()  # (the socket lives on in the other worker)
+                    return
+            self._keep()
+
+        def eof_received(self) -> bool | None:
+            if self._read:  # (a request cut short: the HTTP protocol answers it)
+                return self._keep().eof_received()
+            return False  # closed before saying anything: close it
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._transport = None
+
+        def _keep(self) -> asyncio.Protocol:
+            """Serve the connection here: `inner` takes over the transport."""
+            transport = self._transport
+            assert transport is not None
+            read, self._read = self._read, b""
+            return take_over(transport, self._made(), read)
+
+    Routed.__name__ = Routed.__qualname__ = f"Routed{inner.__name__}"
+    return Routed
+
+
+def take_over(transport: asyncio.BaseTransport, protocol: asyncio.Protocol, read: bytes) -> asyncio.Protocol:
+    """`protocol` serves the connection from now on, as if it had read `read` itself."""
+    transport.set_protocol(protocol)
+    protocol.connection_made(transport)
+    if read:
+        protocol.data_received(read)
+    return protocol
+
+
+class Adopting(asyncio.Protocol):
+    """The protocol of a connection handed to this worker (loop.connect_accepted_socket):
+    as it is made, `made()` takes it over with the bytes the other worker read, before
+    anything more is read from the socket."""
+
+    def __init__(self, made: Callable[[], asyncio.Protocol], read: bytes) -> None:
+        self._made = made
+        self._read = read
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        take_over(transport, self._made(), self._read)
