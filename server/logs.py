@@ -22,7 +22,10 @@ def configure(level: str = "info", json: bool = True) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # A line and its newline in one write: `print` writes them apart, and unbuffered
+        # (PYTHONUNBUFFERED, as deploy/Dockerfile runs it) two worker processes sharing
+        # stderr ran their lines together (tests/test_logs.py).
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
 
