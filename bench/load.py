@@ -2,12 +2,14 @@
 
     .venv/bin/python bench/load.py [--game five-card-trick|keys-to-success] [-k 200]
                                    [--rate 1000] [--warmup 5] [--duration 20] [--clients 2] [--appendfsync everysec] [--only closed|open]
-                                   [--workers N]
+                                   [--workers N [--no-route]]
 
 Everything runs on loopback, as separate processes: a `redis-server` on a free port
 (a temporary directory, AOF with the chosen fsync policy, no RDB snapshots), the server
 (`python -m clients.cli serve --redis-url ... --port ...`, the `daedalus serve` command,
-logging as deployed; `--workers N`: N server processes on the port, `daedalus serve --workers N`)
+logging as deployed; `--workers N`: N server processes on the port, `daedalus serve --workers N`,
+each connection served by its match's worker as the clients name the match in the URL, or
+where the kernel put it with `--no-route`: server/route.py)
 and `--clients` bot processes sharing the K matches between them.
 Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s rounds,
 clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
