@@ -30,6 +30,8 @@ from urllib.parse import parse_qs, urlsplit
 
 REQUEST_LINE_LIMIT = 8192
 """At most this many bytes are read looking for the request line (then: served here)."""
+HANDOFF_LIMIT = 65536
+"""At most this many bytes read from a connection go with it (more: served here)."""
 
 
 def owner_of(match: str, workers: int) -> int:
@@ -101,7 +103,7 @@ class Handoff:
         """Hand the socket `fd` and the bytes read from it to worker `target`; False if
         it cannot take it (the caller keeps the connection)."""
         outbox = self.outboxes[target]
-        if outbox is None:
+        if outbox is None or len(data) > HANDOFF_LIMIT:
             return False
         try:
             outbox.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
@@ -122,7 +124,7 @@ class Handoff:
     def _receive(self, adopt: Callable[[socket.socket, bytes], None]) -> None:
         while True:
             try:
-                data, fds, _flags, _addr = socket.recv_fds(self.inbox, REQUEST_LINE_LIMIT + 1024, 1)
+                data, fds, flags, _addr = socket.recv_fds(self.inbox, HANDOFF_LIMIT, 1)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError:
@@ -130,6 +132,9 @@ class Handoff:
                 return
             for fd in fds:
                 sock = socket.socket(fileno=fd)
+                if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):  # (not sent so: cannot be served)
+                    sock.close()
+                    continue
                 sock.setblocking(False)
                 self.adopted += 1
                 adopt(sock, data)

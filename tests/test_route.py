@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from server.route import Handoff, match_in, owner_of
+from server.route import HANDOFF_LIMIT, Handoff, match_in, owner_of
 
 
 @pytest.mark.parametrize(("line", "match"), [
@@ -51,11 +51,12 @@ async def test_a_socket_handed_over_arrives_with_the_bytes_read_from_it() -> Non
 
     receiver.listen(adopt)
     try:
-        assert sender.send(1, a.fileno(), b"GET /ws?match=abcDEF123456 HTTP/1.1\r\n")
+        read = b"GET /ws?match=abcDEF123456 HTTP/1.1\r\nCookie: " + b"c" * 20_000  # (big headers)
+        assert sender.send(1, a.fileno(), read)
         a.close()  # the connection lives on in the handed copy
         await asyncio.wait_for(arrived.wait(), 5)
         sock, data = got[0]
-        assert data.startswith(b"GET /ws?match=") and (sender.handed, receiver.adopted) == (1, 1)
+        assert data == read and (sender.handed, receiver.adopted) == (1, 1)
         sock.setblocking(True)
         sock.sendall(b"answered by the owner")
         assert b.recv(100) == b"answered by the owner"
@@ -63,6 +64,9 @@ async def test_a_socket_handed_over_arrives_with_the_bytes_read_from_it() -> Non
     finally:
         receiver.stop()
         b.close()
+    e, f = socket.socketpair()
+    assert not sender.send(1, e.fileno(), b"GET /ws?match=x HTTP/1.1\r\n" + b"x" * HANDOFF_LIMIT)
+    e.close(), f.close()  # (more than goes with a connection: kept where it landed)
     inbox.close()  # a worker gone: a hand-off to it fails, and the connection stays
     c, d = socket.socketpair()
     assert not sender.send(1, c.fileno(), b"GET /ws?match=x HTTP/1.1\r\n")
