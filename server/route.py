@@ -6,7 +6,10 @@ third more CPU a command (docs/performance.md), and the kernel spreads connectio
 the workers at random. So a client may name its match in the websocket's URL
 (`/ws?match=<id>`, docs/protocol.md), and the worker that accepts the connection hands
 it, before anything is answered on it, to the match's owner: worker
-`crc32(match) % N`.
+`crc32(match) % N`. An HTTP connection whose first request is under `/matches/<id>`
+(taking a seat, a match's state, log or replay) goes there too, so that the match is not
+loaded by another worker for it; later requests on a kept-alive connection stay with the
+worker that has it, whatever match they name (any worker answers them as well).
 
 The hand-off is the socket itself: its file descriptor and the bytes read from it so far
 (the start of the HTTP request), sent over a Unix datagram socket to the owner (one per
@@ -26,7 +29,7 @@ import socket
 import zlib
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 REQUEST_LINE_LIMIT = 8192
 """At most this many bytes are read looking for the request line (then: served here)."""
@@ -40,9 +43,16 @@ def owner_of(match: str, workers: int) -> int:
 
 
 def match_in(request_line: bytes) -> str | None:
-    """The match named by `GET /ws?match=<id> HTTP/1.1` (None: not such a request)."""
+    """The match a request line names: `GET /ws?match=<id>`, or any request under
+    `/matches/<id>` (a seat taken, a match's state, log or replay). None: no match."""
     method, _, rest = request_line.partition(b" ")
     target = rest.rpartition(b" ")[0]
+    if target.startswith(b"/matches/"):
+        match = target[len(b"/matches/"):].split(b"?", 1)[0].split(b"/", 1)[0]
+        try:
+            return unquote(match.decode("ascii")) or None
+        except UnicodeDecodeError:
+            return None
     if method != b"GET" or not target.startswith(b"/ws?"):
         return None
     try:

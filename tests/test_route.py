@@ -19,6 +19,12 @@ from server.route import HANDOFF_LIMIT, Handoff, match_in, owner_of
     (b"POST /ws?match=a HTTP/1.1", None),
     (b"GET /wsx?match=a HTTP/1.1", None),
     (b"GET /games?match=a HTTP/1.1", None),
+    (b"POST /matches/abcDEF123456/seats HTTP/1.1", "abcDEF123456"),
+    (b"GET /matches/abcDEF123456 HTTP/1.1", "abcDEF123456"),
+    (b"GET /matches/abcDEF123456/log?public=1 HTTP/1.1", "abcDEF123456"),
+    (b"GET /matches/a%2Fb/log HTTP/1.1", "a/b"),
+    (b"POST /matches HTTP/1.1", None),
+    (b"POST /matches/ HTTP/1.1", None),
     (b"GET /ws?match=\xff HTTP/1.1", None),
     (b"", None),
 ])

@@ -193,6 +193,28 @@ async def test_a_connection_naming_its_match_is_served_by_the_matchs_worker(work
     assert w.stop() == 0
 
 
+async def test_a_seat_taken_on_a_new_connection_is_taken_by_the_matchs_worker(workers: Workers) -> None:
+    """An HTTP connection whose first request is under /matches/<id> goes to the match's
+    worker too (server/route.py): each seat claimed on a connection of its own is logged
+    by the owner, whichever worker accepted it."""
+    from server.route import owner_of
+
+    w = workers
+    pid_of = {int(x["worker"]): int(x["pid"]) for x in w.wait_for("listening", 2)}
+    for _ in range(3):
+        async with httpx.AsyncClient(base_url=w.url) as http:
+            r = await http.post("/matches", json={"game": "keys-to-success", "options": {}})
+            r.raise_for_status()
+            match = r.json()["match"]
+        for seat in range(4):
+            async with httpx.AsyncClient(base_url=w.url) as http:  # a connection of its own
+                r = await http.post(f"/matches/{match}/seats", json={"name": f"p{seat}"})
+                r.raise_for_status()
+        claimed = [int(x["pid"]) for x in w.lines() if x.get("event") == "seat_claimed" and x.get("match") == match]
+        assert claimed == [pid_of[owner_of(match, 2)]] * 4, (match, claimed, pid_of)
+    assert w.stop() == 0
+
+
 def test_a_dead_worker_stops_the_others_with_status_1(workers: Workers) -> None:
     pids = workers.pids()
     os.kill(pids[0], signal.SIGKILL)
