@@ -112,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--workers", type=int, default=1, metavar="N",
-        help="server processes sharing the port, each serving any match (N > 1 needs a real "
-        "Redis; a worker that dies stops the server with status 1, none is restarted; "
+        help="server processes sharing the port, each serving any match; a connection that "
+        "names its match (/ws?match=ID) is served by that match's worker (N > 1 needs a "
+        "real Redis; a worker that dies stops the server with status 1, none is restarted; "
         "default: %(default)s)",
     )
 
