@@ -82,13 +82,17 @@ def project_events(
     views: GameViews, ms: MatchState, outcome: Outcome, viewer: Viewer
 ) -> list[dict[str, Any]]:
     """The events of one entry as `viewer` sees them (`ms`: the state after it)."""
-    viewer = effective(views, ms, viewer)
-    out: list[dict[str, Any]] = []
+    return _projected(views.event, ms, outcome, effective(views, ms, viewer))
+
+
+def _projected(
+    game_event: Callable[[MatchState, Any, Viewer], Any], ms: MatchState, outcome: Outcome, viewer: Viewer
+) -> list[Any]:
+    """The events of an entry as `viewer` (already effective) sees them, the game's by
+    `game_event`."""
+    out: list[Any] = []
     for event in outcome.events:
-        if isinstance(event, ENGINE_EVENTS):
-            projected = engine_event(event)
-        else:
-            projected = views.event(ms, event, viewer)
+        projected = engine_event(event) if isinstance(event, ENGINE_EVENTS) else game_event(ms, event, viewer)
         if projected is not None:
             out.append(projected)
     return out
@@ -204,11 +208,5 @@ class ViewEncoder:
         encoded again for each viewer. (Live frames built with it rather than with
         `project_events`: bench/core.py under callgrind, Five-Card Trick 960,872 ->
         907,838 instructions a command, -5.5%; keys-to-success the same.)"""
-        game = self._game_event
-        viewer = effective(self._views, ms, viewer)
-        out: list[Any] = []
-        for event in outcome.events:
-            projected = engine_event(event) if isinstance(event, ENGINE_EVENTS) else game(ms, event, viewer)
-            if projected is not None:
-                out.append(projected)
+        out = _projected(self._game_event, ms, outcome, effective(self._views, ms, viewer))
         return _encode(out) if out else None
