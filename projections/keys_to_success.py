@@ -99,9 +99,14 @@ def _gates_view(layout: Layout, depth: int, closed: tuple[str, ...], round_: int
     return out
 
 
-def _level_view(gs: State, depth: int, members: tuple[int, ...]) -> dict[str, Any]:
+def _level_view(
+    gs: State, depth: int, members: tuple[int, ...], closed: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    """Level `depth` as its members see it (`closed`: the round's closed gates, when the
+    caller has found them already)."""
     terms = TERMS[gs.variant]
-    closed = kts.closed_names(gs, gs.round)
+    if closed is None:
+        closed = kts.closed_names(gs, gs.round)
     return {
         "depth": depth,
         "place": terms.place(depth, gs.levels),
@@ -465,13 +470,7 @@ class _Shared:
         raw = self.levels.get(depth)
         if raw is None:
             gs = self.gs
-            raw = msgspec.Raw(_encode({
-                "depth": depth,
-                "place": TERMS[gs.variant].place(depth, gs.levels),
-                "escaped": depth >= gs.levels,
-                "members": list(gs.members(depth)),
-                "gates": _gates_view(gs.layout, depth, self.closed, gs.round),
-            }))
+            raw = msgspec.Raw(_encode(_level_view(gs, depth, gs.members(depth), self.closed)))
             self.levels[depth] = raw
         return raw
 
