@@ -14,8 +14,9 @@ and `--clients` bot processes sharing the K matches between them.
 Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s rounds,
 clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
 in the measurement. Each bot seat has its own websocket and speaks the protocol of
-docs/protocol.md (a lean client: `websockets` and msgspec on uvloop, offering permessage-deflate as
-clients/client.py does); bots are `clients.bots` bots (random by default: cheap for the
+docs/protocol.md (a lean client, bench/leanws.py: an asyncio protocol on uvloop, each message handled in
+the callback of its data, the view decoded only when a bot looks at it; a Five-Card Trick bot is
+asked once a round and after a rejection); bots are `clients.bots` bots (random by default: cheap for the
 client processes, which share the machine with the server).
 
 Two phases, each against a fresh server process (redis flushed in between):
@@ -74,8 +75,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.leanws import LeanSocket  # noqa: E402
 
 GAME = "five-card-trick"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -238,67 +243,142 @@ class Stats:
     cpu_s: float = 0.0  # this process's CPU over the window
 
 
+class Event(msgspec.Struct):
+    """What a seat reads of an update's event."""
+
+    type: str = ""
+    round: Any = None
+
+
+class Message(msgspec.Struct):
+    """What a seat reads of a server message: the view is kept as its bytes, decoded only
+    when a bot looks at it (most updates it never does: `Seat.act_now`)."""
+
+    type: str
+    seq: Any = None
+    id: Any = None
+    code: Any = None
+    warnings: Any = None
+    events: list[Event] = []
+    view: msgspec.Raw = msgspec.Raw()  # (empty: the message has none)
+
+
+class _PeekState(msgspec.Struct):
+    round: Any = None
+
+
+class Peek(msgspec.Struct):
+    """The few fields of a view read on every update (the rest skipped, not decoded)."""
+
+    started: bool = False
+    ended: bool = False
+    game_state: _PeekState | None = None
+
+
+_decode_peek = msgspec.json.Decoder(Peek).decode
+_decode_view = msgspec.json.Decoder().decode
+
+
 class Seat:
+    """One bot seat on its own websocket (bench/leanws.py): each server message is handled
+    in the callback of the data that completed it, and a command is sent from there."""
+
     def __init__(self, match: Match, seat: int, token: str, bot: Any) -> None:
         self.match = match
+        self.worker = match.worker
         self.seat = seat
         self.token = token
         self.bot = bot
-        self.ws: Any = None
-        self.view: dict[str, Any] | None = None
+        self.ws: LeanSocket | None = None
+        self.view_raw: msgspec.Raw | None = None
+        self._view: dict[str, Any] | None = None
+        self.peek: Peek | None = None
+        self.asked: tuple[bool, Any] | None = None  # (started, round) the bot was last asked at
+        self.live = False  # the phase has begun: updates are acted on (closed loop)
+        self.closed_loop = self.worker.cfg.mode == "closed"
         self.last_seq = 0
         self.round_at: dict[int, int] = {}  # own seq -> round resolved in that update
-        self.pending: dict[str, tuple[dict[str, Any], float, str]] = {}
+        self.pending: dict[str, tuple[dict[str, Any], float, bytes]] = {}
+        self.resend_at: asyncio.TimerHandle | None = None
         self.changed = asyncio.Event()
+        self.welcomed: asyncio.Future[None] | None = None
         self.ids = itertools.count(1)
         self.prefix = f"b{match.index}s{seat}"
 
+    @property
+    def view(self) -> dict[str, Any] | None:
+        """The latest update's view (decoded once, when first asked for)."""
+        if self._view is None and self.view_raw is not None:
+            self._view = _decode_view(self.view_raw)
+        return self._view
+
     async def connect(self, ws_url: str) -> None:
-        from websockets.asyncio.client import connect
-
-        # Client defaults as clients/client.py has them (permessage-deflate offered).
-        if self.match.worker.cfg.route:  # as clients/client.py does
+        if self.worker.cfg.route:  # as clients/client.py does
             ws_url = f"{ws_url}?match={self.match.id}"
-        self.ws = await connect(ws_url, ping_interval=None, max_size=None, open_timeout=60)
-        await self.ws.send(self.match.worker.encode(
+        self.welcomed = asyncio.get_running_loop().create_future()
+        self.ws = await LeanSocket.connect(ws_url, self.receive, timeout=60)
+        self.ws.send(self.worker.encode(
             {"type": "hello", "match": self.match.id, "token": self.token, "since": 0}))
-        while True:
-            msg = self.match.worker.decode(await self.ws.recv())
-            if msg.get("type") == "welcome":
-                return
-            if msg.get("type") == "error":
-                raise RuntimeError(f"hello refused: {msg}")
-            if msg.get("type") == "update":
-                self.on_update(msg, time.monotonic())
+        await asyncio.wait([self.welcomed, self.ws.closed], timeout=60,
+                           return_when=asyncio.FIRST_COMPLETED)
+        if not self.welcomed.done():
+            self.ws.abort()
+            raise RuntimeError(f"no welcome (close code {self.ws.close_code})")
+        self.welcomed.result()
 
-    async def send(self, command: dict[str, Any]) -> None:
+    async def read(self) -> None:
+        """Act on updates from now on; return when the connection is gone."""
+        self.live = True
+        assert self.ws is not None
+        await self.ws.closed
+
+    def send_now(self, command: dict[str, Any]) -> None:
         cid = f"{self.prefix}-{next(self.ids)}"
-        frame = self.match.worker.encode({"type": "command", "id": cid, "command": command})
+        frame = self.worker.encode({"type": "command", "id": cid, "command": command})
         now = time.monotonic()
         self.pending[cid] = (command, now, frame)
-        self.match.worker.count_send(now)
-        await self.ws.send(frame)
+        self.worker.count_send(now)
+        assert self.ws is not None
+        self.ws.send(frame)
+
+    async def send(self, command: dict[str, Any]) -> None:
+        self.send_now(command)
+
+    def act_now(self) -> None:
+        """Send what the bot wants to send now (closed loop). The bot is asked once a
+        round (and again after a rejection): it sends one submission a round, so asking on
+        every update (the opponent's submission, its own) would only decode views for
+        nothing."""
+        peek = self.peek
+        if peek is None or peek.ended:
+            return
+        key = (peek.started, peek.game_state.round if peek.game_state is not None else None)
+        if key == self.asked:
+            return
+        self.asked = key
+        view = self.view
+        assert view is not None
+        for command in self.bot.act(view):
+            self.send_now(command)
 
     async def act(self) -> None:
-        """Send what the bot wants to send now (closed loop)."""
-        if self.view is None or self.view.get("ended"):
-            return
-        for command in self.bot.act(self.view):
-            await self.send(command)
+        self.act_now()
 
-    def on_update(self, msg: dict[str, Any], now: float) -> None:
-        seq = msg["seq"]
+    def on_update(self, msg: Message, now: float) -> None:
+        seq = msg.seq
         if seq <= self.last_seq:
             return
         self.last_seq = seq
-        self.view = msg["view"]
-        for event in msg["events"]:
-            if event.get("type") == "round_resolved":
-                self.round_at[seq] = event["round"]
-                self.match.resolved(event["round"], self.seat, now)
-        if self.view.get("ended") and not self.match.ended:
+        self.view_raw = msg.view
+        self._view = None
+        self.peek = peek = _decode_peek(msg.view)
+        for event in msg.events:
+            if event.type == "round_resolved":
+                self.round_at[seq] = event.round
+                self.match.resolved(event.round, self.seat, now)
+        if peek.ended and not self.match.ended:
             self.match.ended = True
-            self.match.worker.stats.ended += 1
+            self.worker.stats.ended += 1
 
     def acked(self, seq: int, sent_at: float) -> None:
         """The ack's seq is the update (in this seat's own stream) its command made: if
@@ -309,42 +389,53 @@ class Seat:
         if completed is not None:
             self.match.acked(completed, sent_at)
 
-    async def read(self) -> None:
-        worker = self.match.worker
-        closed_loop = worker.cfg.mode == "closed"
-        async for raw in self.ws:
-            now = time.monotonic()
-            msg = worker.decode(raw)
-            kind = msg.get("type")
-            if kind == "update":
-                self.on_update(msg, now)
-                self.changed.set()
-                if closed_loop:
-                    await self.act()
-            elif kind in ("ack", "rejected"):
-                pending = self.pending.pop(msg["id"], None)
-                if pending is None:
-                    continue
-                command, sent_at, _ = pending
-                accepted = kind == "ack"
-                if accepted:
-                    worker.count_ack(now)
-                    if msg.get("seq"):
-                        self.acked(msg["seq"], sent_at)
-                else:
-                    worker.stats.rejected += 1
-                self.bot.feedback(command, accepted, msg.get("warnings") or (), msg.get("code"))
-                self.changed.set()
-                if closed_loop and not accepted:
-                    await self.act()
-            elif kind == "error":
-                code = str(msg.get("code"))
-                worker.stats.errors[code] = worker.stats.errors.get(code, 0) + 1
-                if code in ("rate_limited", "busy"):
-                    # Send what waits for an answer again, under the same ids, a bit later.
-                    await asyncio.sleep(0.05)
-                    for _command, _sent, frame in list(self.pending.values()):
-                        await self.ws.send(frame)
+    def receive(self, data: bytes) -> None:
+        """One message from the server (LeanSocket's callback)."""
+        now = time.monotonic()
+        worker = self.worker
+        msg = worker.decode(data)
+        kind = msg.type
+        if kind == "update":
+            self.on_update(msg, now)
+            self.changed.set()
+            if self.live and self.closed_loop:
+                self.act_now()
+        elif kind == "ack" or kind == "rejected":
+            pending = self.pending.pop(msg.id, None)
+            if pending is None:
+                return
+            command, sent_at, _ = pending
+            accepted = kind == "ack"
+            if accepted:
+                worker.count_ack(now)
+                if msg.seq:
+                    self.acked(msg.seq, sent_at)
+            else:
+                worker.stats.rejected += 1
+            self.bot.feedback(command, accepted, msg.warnings or (), msg.code)
+            self.changed.set()
+            if not accepted:
+                self.asked = None  # the bot may send again in this round
+                if self.live and self.closed_loop:
+                    self.act_now()
+        elif kind == "welcome":
+            if self.welcomed is not None and not self.welcomed.done():
+                self.welcomed.set_result(None)
+        elif kind == "error":
+            code = str(msg.code)
+            if self.welcomed is not None and not self.welcomed.done():
+                self.welcomed.set_exception(RuntimeError(f"hello refused: {code}"))
+                return
+            worker.stats.errors[code] = worker.stats.errors.get(code, 0) + 1
+            if code in ("rate_limited", "busy") and self.resend_at is None:
+                # Send what waits for an answer again, under the same ids, a bit later.
+                self.resend_at = asyncio.get_running_loop().call_later(0.05, self._resend)
+
+    def _resend(self) -> None:
+        self.resend_at = None
+        assert self.ws is not None
+        for _command, _sent, frame in list(self.pending.values()):
+            self.ws.send(frame)
 
 
 class Match:
@@ -444,17 +535,27 @@ class KtsSeat(Seat):
         elif seq > self.last_seq:
             self.ack_seqs[seq] = sent_at
 
-    def on_update(self, msg: dict[str, Any], now: float) -> None:
-        seq = msg["seq"]
+    def act_now(self) -> None:
+        """A Keys to Success bot may send several commands a round (chat, a submission,
+        votes): it is asked on every update, as a seat of the protocol's clients would."""
+        view = self.view
+        if view is None or view.get("ended"):
+            return
+        for command in self.bot.act(view):
+            self.send_now(command)
+
+    def on_update(self, msg: Message, now: float) -> None:
+        seq = msg.seq
         if seq <= self.last_seq:
             return
         self.last_seq = seq
-        self.view = msg["view"]
+        self.view_raw = msg.view
+        self._view = None
         m = self.kmatch
         resolved = None
-        for event in msg["events"]:
-            if event.get("type") == "round_resolved":
-                resolved = int(event["round"])
+        for event in msg.events:
+            if event.type == "round_resolved":
+                resolved = int(event.round)
                 self.round_seen = resolved
                 m.resolved(resolved, self.seat, now)
         sent_at = self.ack_seqs.pop(seq, None)
@@ -463,12 +564,14 @@ class KtsSeat(Seat):
                 m.completed(resolved, sent_at)
             else:
                 self.resolved_seqs[seq] = resolved
-        gs = self.view.get("game_state")
+        view = self.view
+        assert view is not None
+        gs = view.get("game_state")
         me = gs.get("me") if isinstance(gs, dict) else None
         if me and me.get("escaped") and self.seat not in m.escaped_after:
             m.escaped_after[self.seat] = self.round_seen
             m.recheck()
-        if self.view.get("ended") and not m.ended:
+        if view.get("ended") and not m.ended:
             m.ended = True
             m.worker.stats.ended += 1
             m.done.set()
@@ -576,20 +679,18 @@ class KtsMatch:
 
 class Worker:
     def __init__(self, cfg: PhaseConfig) -> None:
-        import msgspec
-
         self.cfg = cfg
         self.stats = Stats(matches=cfg.matches)
-        self._decoder = msgspec.json.Decoder()
+        self._decoder = msgspec.json.Decoder(Message)
         self._encoder = msgspec.json.Encoder()
         self.t_measure = float("inf")
         self.t_end = float("inf")
 
-    def decode(self, raw: str | bytes) -> dict[str, Any]:
-        return self._decoder.decode(raw)  # type: ignore[no-any-return]
+    def decode(self, raw: bytes) -> Message:
+        return self._decoder.decode(raw)
 
-    def encode(self, value: Any) -> str:
-        return self._encoder.encode(value).decode()
+    def encode(self, value: Any) -> bytes:
+        return self._encoder.encode(value)
 
     def count_send(self, now: float) -> None:
         if self.t_measure <= now < self.t_end:
@@ -734,7 +835,7 @@ class Worker:
             r.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
-                asyncio.gather(*(s.ws.close() for m in matches for s in m.seats),
+                asyncio.gather(*(s.ws.close() for m in matches for s in m.seats if s.ws is not None),
                                return_exceptions=True), 10)
         conn.send(("result", self.stats))
 
