@@ -9,7 +9,7 @@ import hmac
 import html
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from projections.contract import SPECTATOR, Viewer
 from projections.registry import GAMES, Hosted, UnknownGame, hosted, resolve_game
 from server import keys, logs
 from server.archive import open_archive
-from server.coalesce import SEND_TEXT
+from server.coalesce import RECEIVE, SEND_TEXT
 from server.config import Settings
 from server.hub import (
     Busy,
@@ -772,7 +772,10 @@ class Connection:
         self.settings = settings
         # Frames go straight to the socket where the server's websocket protocol offers
         # it (server/coalesce.py, SEND_TEXT), else as `websocket.send` messages.
-        self.direct: Callable[[bytes], bool] | None = ws.scope.get("extensions", {}).get(SEND_TEXT)
+        extensions = ws.scope.get("extensions") or {}
+        self.direct: Callable[[bytes], bool] | None = extensions.get(SEND_TEXT)
+        # And messages straight from it (RECEIVE), else through Starlette.
+        self.receive: Callable[[], Awaitable[str | bytes | None]] = extensions.get(RECEIVE) or self._receive
         self.queue = SendQueue(settings.send_queue, self.direct)
         # Frames before the hello are charged to this connection's own bucket; after it,
         # to the bucket of its seat or address (server/limits.py), held by `lease`.
@@ -826,22 +829,28 @@ class Connection:
             sender.cancel()
 
     async def _frames(self) -> AsyncIterator[str | bytes]:
+        receive = self.receive
         while True:
             if self.runner is None:
                 try:
-                    message = await asyncio.wait_for(self.ws.receive(), timeout=self.settings.hello_timeout)
+                    data = await asyncio.wait_for(receive(), timeout=self.settings.hello_timeout)
                 except TimeoutError:
                     self.reply(error_frame("hello_timeout", "send a hello first"))
                     self.queue.close()
                     return
             else:  # after the hello, no timeout: wait_for's own cost was 1% of a command's CPU
-                message = await self.ws.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            data = message.get("text")
+                data = await receive()
             if data is None:
-                data = message.get("bytes") or b""
+                return
             yield data
+
+    async def _receive(self) -> str | bytes | None:
+        """The next message's data through Starlette (None: the client is gone)."""
+        message = await self.ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return None
+        data: str | bytes | None = message.get("text")
+        return data if data is not None else message.get("bytes") or b""
 
     async def receive_loop(self) -> None:
         async for data in self._frames():

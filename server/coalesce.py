@@ -21,6 +21,19 @@ bytes decoded to a str for them and encoded back). The frame is the same bytes a
 `websockets` serializes (a server's frames are unmasked; per-message deflate is off).
 It writes only while the connection is open and writable (False otherwise: the caller
 sends the frame the usual way, which waits for the socket or raises as it should).
+
+And the receive side, RECEIVE: `await receive()` gives the data of the connection's next
+message (str for text, bytes for binary) and None once the client is gone, in the order
+of uvicorn's own queue (a Starlette `receive()` before it, e.g. the accept's, took its
+messages from the same queue), without Starlette's and uvicorn's layers of a
+`websocket.receive` message nor asyncio.Queue's wait (a bare future, woken when the
+queue gets a message). Client frames the simple common way (a whole, final, masked text
+frame of less than 64 KiB, each of a chunk of data, with the `websockets` parser between
+frames) are read here rather than by that parser: unmasked, decoded, queued as uvicorn
+queues them (reading paused until the app takes them). Anything else in a chunk (a
+control frame, a fragment, a frame split across chunks, invalid UTF-8, a frame over the
+size limit) and the whole chunk goes to the `websockets` parser as before, which answers
+it as it always has.
 """
 
 from __future__ import annotations
@@ -30,8 +43,16 @@ from typing import Any
 
 from websockets.protocol import State
 
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover (websockets builds its C speedups on our platforms)
+    from websockets.utils import apply_mask
+
 SEND_TEXT = "daedalus.send_text"
 """The ASGI scope extension of a websocket connection: its `send_text(data) -> bool`."""
+RECEIVE = "daedalus.receive"
+"""The ASGI scope extension of a websocket connection: `await receive()`, the data of its
+next message (None: the client is gone)."""
 
 
 _OPEN = State.OPEN
@@ -79,6 +100,13 @@ class CoalescingTransport:
     def is_closing(self) -> bool:
         return self._transport.is_closing()
 
+    # (uvicorn pauses reading for each message until the app takes it: not through __getattr__)
+    def pause_reading(self) -> None:
+        self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._transport.resume_reading()
+
     def flush(self) -> None:
         """Send what is held now."""
         self._flushing = False
@@ -122,11 +150,89 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
     if _sansio(base):
 
         class Direct(Coalescing):
+            _waiter: asyncio.Future[None] | None = None  # RECEIVE waiting for a message
+            read_paused: bool  # (uvicorn's)
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.queue = _WakingQueue(self)
+
             def handle_connect(self, event: Any) -> None:
                 super().handle_connect(event)
                 scope = getattr(self, "scope", None)  # (none when the handshake was refused)
                 if scope is not None:
                     scope["extensions"][SEND_TEXT] = self.send_text
+                    scope["extensions"][RECEIVE] = self.receive_data
+
+            async def receive_data(self) -> str | bytes | None:
+                """The data of the next message (None: the client is gone)."""
+                queue = self.queue
+                if queue.empty():
+                    self._waiter = waiter = self.loop.create_future()
+                    try:
+                        await waiter
+                    finally:
+                        self._waiter = None
+                message = queue.get_nowait()
+                if self.read_paused and queue.empty():
+                    self.read_paused = False
+                    self.transport.resume_reading()
+                if message["type"] != "websocket.receive":  # websocket.disconnect
+                    queue.put_nowait(message)  # (and so for any later call)
+                    return None
+                text = message.get("text")
+                return text if text is not None else message.get("bytes") or b""
+
+            def data_received(self, data: bytes) -> None:
+                texts = self._simple_frames(data)
+                if texts is None:
+                    super().data_received(data)
+                    return
+                put = self.queue.put_nowait
+                for text in texts:
+                    put({"type": "websocket.receive", "text": text})
+                if texts and not self.read_paused:
+                    self.read_paused = True
+                    self.transport.pause_reading()
+
+            def _simple_frames(self, data: bytes) -> list[str] | None:
+                """The texts of `data` if it is whole, final, masked text frames of less
+                than 64 KiB each, read where the `websockets` parser stands between two
+                frames; None: the parser's to read."""
+                conn = self.conn
+                if (
+                    not self.handshake_complete or self.close_sent or conn.state is not _OPEN
+                    or conn.expect_continuation_frame or conn.reader.buffer
+                    or not _between_frames(conn.parser)
+                ):
+                    return None
+                limit = conn.max_message_size
+                texts: list[str] = []
+                pos, end = 0, len(data)
+                while pos < end:
+                    if end - pos < 6 or data[pos] != 0x81:  # FIN, no RSV bits, text
+                        return None
+                    size = data[pos + 1]
+                    if size < 0x80:  # not masked
+                        return None
+                    size &= 0x7F
+                    start = pos + 6
+                    if size == 126:
+                        if end - pos < 8:
+                            return None
+                        size = (data[pos + 2] << 8) | data[pos + 3]
+                        start = pos + 8
+                    elif size == 127:
+                        return None
+                    stop = start + size
+                    if stop > end or (limit is not None and size > limit):
+                        return None
+                    try:
+                        texts.append(apply_mask(data[start:stop], data[start - 4:start]).decode())
+                    except UnicodeDecodeError:
+                        return None
+                    pos = stop
+                return texts
 
             def send_text(self, data: bytes) -> bool:
                 """Write a text frame of `data` now, if the connection is open and
@@ -153,3 +259,27 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
 
 _SHORT = [text_frame_header(size) for size in range(126)]
+
+
+def _between_frames(parser: Any) -> bool:
+    """Whether the `websockets` parser (a generator) waits for the next frame's first
+    byte, rather than for the rest of a frame or of the handshake."""
+    inner = parser.gi_yieldfrom
+    while inner is not None:
+        parser, inner = inner, getattr(inner, "gi_yieldfrom", None)
+    return getattr(parser, "__name__", None) == "at_eof"
+
+
+class _WakingQueue(asyncio.Queue[Any]):
+    """uvicorn's queue of a connection's ASGI messages, which wakes RECEIVE's waiter when
+    a message is put (by uvicorn or by the frames read directly)."""
+
+    def __init__(self, protocol: Any) -> None:
+        super().__init__()
+        self._protocol = protocol
+
+    def put_nowait(self, item: Any) -> None:
+        super().put_nowait(item)
+        waiter = self._protocol._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)

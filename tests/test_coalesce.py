@@ -195,3 +195,129 @@ async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
         await serving
     assert got == [p.decode() for p in payloads] + ["the usual way", "resumed"]
     assert answers == [True, True, True, False, True, False]
+
+
+# --- RECEIVE: messages straight from the protocol (websockets-sansio) ------------------------
+
+
+async def test_messages_come_through_receive_in_order_whichever_parser_read_them() -> None:
+    """A real uvicorn server on the protocol the server runs, and a client writing frames
+    chunk by chunk: whole text frames are read directly, anything else (a ping, fragments,
+    a frame split across chunks, binary, a long frame) by the `websockets` parser, and the
+    app's RECEIVE gets every message in the order sent; invalid UTF-8 closes the connection
+    with 1007 as before, and RECEIVE then says the client is gone (None)."""
+    import base64
+    import os
+    import socket
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+    from websockets.frames import Frame, Opcode
+
+    from server.coalesce import RECEIVE
+    from server.main import _ws_protocol
+
+    protocol = _ws_protocol("websockets-sansio")
+    direct_reads: list[list[str]] = []
+    simple_frames = protocol._simple_frames
+
+    def recording(self: Any, data: bytes) -> list[str] | None:
+        texts = simple_frames(self, data)
+        if texts is not None:
+            direct_reads.append(texts)
+        return texts
+
+    got: list[object] = []
+    arrived = asyncio.Event()
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        receive = ws.scope["extensions"][RECEIVE]
+        while True:
+            data = await receive()
+            got.append(data)
+            arrived.set()
+            if data is None:
+                assert await receive() is None  # and so on
+                return
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(
+        app, host="127.0.0.1", port=port, ws=protocol,
+        ws_per_message_deflate=False, log_level="warning", lifespan="off",
+    ))
+    protocol._simple_frames = recording  # type: ignore[attr-defined]
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+
+        def text(data: str, fin: bool = True) -> bytes:
+            return Frame(Opcode.TEXT, data.encode(), fin=fin).serialize(mask=True)
+
+        long = "y" * 70_000
+        split = text("g" * 300)
+        chunks = [
+            text("a"),
+            text("b") + text("c"),
+            Frame(Opcode.PING, b"p").serialize(mask=True) + text("d"),
+            text("e", fin=False) + Frame(Opcode.CONT, b"f").serialize(mask=True),
+            split[:100],
+            split[100:],
+            text("h\u00e9"),
+            Frame(Opcode.BINARY, b"\x00\x01").serialize(mask=True),
+            text(long),
+            text("i"),
+            Frame(Opcode.TEXT, b"\xff\xfe").serialize(mask=True),
+        ]
+        expected: list[object] = [
+            "a", "b", "c", "d", "ef", "g" * 300, "h\u00e9", b"\x00\x01", long, "i", None,
+        ]
+        for chunk in chunks:
+            arrived.clear()
+            writer.write(chunk)
+            await writer.drain()
+            await asyncio.sleep(0.05)
+        async with asyncio.timeout(5):
+            while len(got) < len(expected):
+                arrived.clear()
+                await arrived.wait()
+        answers = await asyncio.wait_for(reader.read(), 5)  # to the server's close
+        writer.close()
+    finally:
+        server.should_exit = True
+        await serving
+        protocol._simple_frames = simple_frames  # type: ignore[attr-defined]
+    assert got == expected
+    assert direct_reads == [["a"], ["b", "c"], ["h\u00e9"], ["i"]]
+    assert b"\x8a\x01p" in answers  # the pong
+    assert answers.endswith(b"\x88\x02\x03\xef")  # close 1007: invalid UTF-8
+
+
+def test_the_websockets_parser_is_between_frames_only_at_a_frame_boundary() -> None:
+    from websockets.frames import Frame, Opcode
+    from websockets.protocol import Protocol, Side
+
+    from server.coalesce import _between_frames
+
+    p = Protocol(Side.SERVER)
+    assert _between_frames(p.parser)
+    frame = Frame(Opcode.TEXT, b"x" * 300).serialize(mask=True)
+    for cut in (1, 2, 4, 6, 100):  # in the header, the mask, the payload
+        p.receive_data(frame[:cut])
+        assert not _between_frames(p.parser)
+        p.receive_data(frame[cut:])
+        assert _between_frames(p.parser) and not p.reader.buffer
+    assert [e.data for e in p.events_received()] == [b"x" * 300] * 5
