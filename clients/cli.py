@@ -113,9 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers", type=int, default=1, metavar="N",
         help="server processes sharing the port, each serving any match; a connection that "
-        "names its match (/ws?match=ID) is served by that match's worker (N > 1 needs a "
-        "real Redis; a worker that dies stops the server with status 1, none is restarted; "
-        "default: %(default)s)",
+        "names its match (/ws?match=ID) is served by that match's worker, and worker K's "
+        "metrics are at /metrics?worker=K (N > 1 needs a real Redis; a worker that dies "
+        "stops the server with status 1, none is restarted; default: %(default)s)",
     )
 
     from projections.registry import GAMES

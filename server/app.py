@@ -61,6 +61,7 @@ from server.messages import (
 )
 from server.messages import client_decoder as _client_decoder
 from server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from server.route import Handoff
 from server.storage import Store
 from server.store import UNAVAILABLE, EventStore
 
@@ -296,8 +297,20 @@ async def health(request: Request) -> JSONResponse:
 
 
 async def metrics(request: Request) -> Response:
-    """This process's metrics in Prometheus's text format (server/metrics.py)."""
-    return Response(_hub(request).metrics.text(), media_type=METRICS_CONTENT_TYPE)
+    """This process's metrics in Prometheus's text format (server/metrics.py).
+    `?worker=<k>`: worker k's (`daedalus serve --workers N`: the request was handed to
+    it, server/route.py); 404 for a worker there is not, 503 when another worker's
+    request is answered here (that worker did not take it: stopped, or its queue full)."""
+    hub = _hub(request)
+    asked = request.query_params.get("worker")
+    if asked is not None:
+        index, workers = hub.metrics.worker
+        if not asked.isdigit() or int(asked) >= workers:
+            return http_error(404, "unknown_worker", f"this server runs workers 0 to {workers - 1}")
+        if int(asked) != index:
+            return http_error(503, "worker_unavailable", f"worker {asked} did not take the request; "
+                              f"this is worker {index}")
+    return Response(hub.metrics.text(), media_type=METRICS_CONTENT_TYPE)
 
 
 async def list_games(request: Request) -> JSONResponse:
@@ -1080,7 +1093,11 @@ def _quiet_client_errors() -> None:
         uvicorn_log.addFilter(_ClientUtf8())
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None, store: Store | None = None, handoff: Handoff | None = None,
+) -> Starlette:
+    """The application. `handoff`: a worker's of `daedalus serve --workers N` (its index,
+    their number and the connections it hands and adopts, in its metrics)."""
     settings = settings or Settings()
     _quiet_client_errors()
 
@@ -1099,6 +1116,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 else EventStore.embedded()
             )
         hub = Hub(the_store, settings)
+        if handoff is not None:
+            hub.metrics.watch_handoff(handoff)
         hub.key = app.state.key = keys.load_or_create(settings.key_file)  # signs receipts
         log.info("receipt_key", key=hub.key.id, file=settings.key_file)
         app.state.hub = hub

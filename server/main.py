@@ -240,7 +240,9 @@ def _worker(
         structlog.contextvars.bind_contextvars(worker=index, pid=os.getpid())
         handoff = Handoff.of_worker(index, channels)
         http = _http_protocol()
-        config = _uvicorn_config(create_app(settings), host, port, settings, http=routed(http, handoff))
+        config = _uvicorn_config(
+            create_app(settings, handoff=handoff), host, port, settings, http=routed(http, handoff)
+        )
         _tune_gc()
         server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
         server.handoff, server.http = handoff, http

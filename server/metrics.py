@@ -16,6 +16,7 @@ What each metric means, and the alerts worth setting on them: deploy/README.md,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -26,9 +27,12 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
     from server.hub import Hub
+    from server.route import Handoff
 
 # What became of a command a player sent (server/app.py, Connection.command).
 OUTCOMES = ("accepted", "rejected", "duplicate", "error")
@@ -113,8 +117,17 @@ class Metrics:
         )
         for event in ("created", "finished", "expired"):
             self._matches.labels(event)
+        self.worker = (0, 1)  # (this process's index, the number of workers)
+        self._handoff: Handoff | None = None
+        r.register(_Workers(self))
         if hub is not None:
             self.watch(hub)
+
+    def watch_handoff(self, handoff: Handoff) -> None:
+        """A worker of `daedalus serve --workers N`: its index, and the connections it
+        handed to the worker owning their match and adopted from another (server/route.py)."""
+        self.worker = (handoff.index, handoff.workers)
+        self._handoff = handoff
 
     def watch(self, hub: Hub) -> None:
         """The gauges read from `hub` when /metrics is asked for."""
@@ -154,3 +167,30 @@ class Metrics:
     def text(self) -> bytes:
         """Every metric in Prometheus's text format."""
         return bytes(generate_latest(self.registry))
+
+
+class _Workers(Collector):
+    """`daedalus_worker` and, in a worker, the hand-off counters (read when asked for)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        index, workers = self._metrics.worker
+        info = GaugeMetricFamily(
+            "daedalus_worker", "Always 1: which worker of `daedalus serve --workers N` this "
+            "process is, and N (0 and 1 without --workers).", labels=["worker", "workers"],
+        )
+        info.add_metric([str(index), str(workers)], 1)
+        yield info
+        handoff = self._metrics._handoff
+        if handoff is not None:
+            yield CounterMetricFamily(
+                "daedalus_connections_handed", "Connections this worker accepted and handed "
+                "to the worker owning their match (or, for /metrics?worker=k, to worker k).",
+                value=handoff.handed,
+            )
+            yield CounterMetricFamily(
+                "daedalus_connections_adopted", "Connections another worker accepted and "
+                "handed to this one.", value=handoff.adopted,
+            )

@@ -9,7 +9,9 @@ it, before anything is answered on it, to the match's owner: worker
 `crc32(match) % N`. An HTTP connection whose first request is under `/matches/<id>`
 (taking a seat, a match's state, log or replay) goes there too, so that the match is not
 loaded by another worker for it; later requests on a kept-alive connection stay with the
-worker that has it, whatever match they name (any worker answers them as well).
+worker that has it, whatever match they name (any worker answers them as well). And
+`GET /metrics?worker=<k>` goes to worker k, so that a scraper can read every worker's
+metrics on the one port (each worker counts for itself).
 
 The hand-off is the socket itself: its file descriptor and the bytes read from it so far
 (the start of the HTTP request), sent over a Unix datagram socket to the owner (one per
@@ -65,6 +67,21 @@ def match_in(request_line: bytes) -> str | None:
     return found[0] if found else None
 
 
+def worker_in(request_line: bytes) -> int | None:
+    """The worker a request line names: `GET /metrics?worker=<k>` (None: none)."""
+    method, _, rest = request_line.partition(b" ")
+    target = rest.rpartition(b" ")[0]
+    if method != b"GET" or not target.startswith(b"/metrics?"):
+        return None
+    try:
+        found = parse_qs(target[len(b"/metrics?"):].decode("ascii")).get("worker")
+    except UnicodeDecodeError:
+        return None
+    if not found or not found[0].isdigit():
+        return None
+    return int(found[0])
+
+
 class Handoff:
     """One worker's ends of the hand-off channels: its own inbox, and a way into every
     other worker's."""
@@ -104,10 +121,13 @@ class Handoff:
     def target(self, request_line: bytes) -> int | None:
         """The worker to hand a connection to, by its request line (None: keep it)."""
         match = match_in(request_line)
-        if match is None:
-            return None
-        owner = owner_of(match, self.workers)
-        return None if owner == self.index else owner
+        if match is not None:
+            owner: int | None = owner_of(match, self.workers)
+        else:
+            owner = worker_in(request_line)
+            if owner is not None and owner >= self.workers:
+                return None  # (no such worker: answered here, 404)
+        return None if owner is None or owner == self.index else owner
 
     def send(self, target: int, fd: int, data: bytes) -> bool:
         """Hand the socket `fd` and the bytes read from it to worker `target`; False if

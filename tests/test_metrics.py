@@ -112,6 +112,17 @@ async def test_metrics_move_by_what_a_match_did(srv: EmbeddedServer) -> None:
     assert value(after, "daedalus_followed_matches") == 0
 
 
+async def test_one_process_is_worker_0_of_1(srv: EmbeddedServer) -> None:
+    samples = await scrape(srv.url)
+    assert value(samples, "daedalus_worker", worker="0", workers="1") == 1
+    assert ("daedalus_connections_handed_total", ()) not in samples  # (workers only)
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        assert (await http.get("/metrics?worker=0")).status_code == 200
+        for asked in ("1", "x", "-1"):
+            r = await http.get("/metrics", params={"worker": asked})
+            assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_worker"
+
+
 async def test_each_app_counts_apart(srv: EmbeddedServer) -> None:
     """Two servers in one process: each has its own registry, not the global one."""
     async with EmbeddedServer(Settings()) as other:

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from server.route import HANDOFF_LIMIT, Handoff, match_in, owner_of
+from server.route import HANDOFF_LIMIT, Handoff, match_in, owner_of, worker_in
 
 
 @pytest.mark.parametrize(("line", "match"), [
@@ -30,6 +30,33 @@ from server.route import HANDOFF_LIMIT, Handoff, match_in, owner_of
 ])
 def test_the_match_a_request_line_names(line: bytes, match: str | None) -> None:
     assert match_in(line) == match
+
+
+@pytest.mark.parametrize(("line", "worker"), [
+    (b"GET /metrics?worker=1 HTTP/1.1", 1),
+    (b"GET /metrics?x=2&worker=0 HTTP/1.1", 0),
+    (b"GET /metrics HTTP/1.1", None),
+    (b"GET /metrics?worker=-1 HTTP/1.1", None),
+    (b"GET /metrics?worker=one HTTP/1.1", None),
+    (b"POST /metrics?worker=1 HTTP/1.1", None),
+    (b"GET /metricsx?worker=1 HTTP/1.1", None),
+    (b"GET /metrics?worker=\xff HTTP/1.1", None),
+])
+def test_the_worker_a_metrics_request_names(line: bytes, worker: int | None) -> None:
+    assert worker_in(line) == worker
+
+
+def test_a_request_goes_to_the_owner_of_its_match_or_to_the_worker_it_names() -> None:
+    h = Handoff(0, socket.socket(), [None, None, None])
+    try:
+        match = next(f"m{i:05d}" for i in range(100) if owner_of(f"m{i:05d}", 3) == 2)
+        assert h.target(f"GET /ws?match={match} HTTP/1.1".encode()) == 2
+        assert h.target(b"GET /metrics?worker=1 HTTP/1.1") == 1
+        assert h.target(b"GET /metrics?worker=0 HTTP/1.1") is None  # this worker
+        assert h.target(b"GET /metrics?worker=3 HTTP/1.1") is None  # none such: a 404 here
+        assert h.target(b"GET /metrics HTTP/1.1") is None
+    finally:
+        h.inbox.close()
 
 
 def test_matches_are_spread_over_the_workers_the_same_way_everywhere() -> None:

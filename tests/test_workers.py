@@ -215,6 +215,37 @@ async def test_a_seat_taken_on_a_new_connection_is_taken_by_the_matchs_worker(wo
     assert w.stop() == 0
 
 
+async def test_each_workers_metrics_are_read_on_the_one_port(workers: Workers) -> None:
+    """GET /metrics?worker=k is answered by worker k, whichever accepted the connection
+    (server/route.py); its hand-off counters count the connections it handed and adopted."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    w = workers
+    pid_of = {int(x["worker"]): int(x["pid"]) for x in w.wait_for("listening", 2)}
+    seen: dict[int, list[float]] = {0: [], 1: []}
+    for _ in range(6):
+        for k in (0, 1):
+            async with httpx.AsyncClient(base_url=w.url) as http:  # a connection of its own
+                r = await http.get("/metrics", params={"worker": str(k)})
+            assert r.status_code == 200, r.text
+            samples = {
+                (s.name, tuple(sorted(s.labels.items()))): s.value
+                for family in text_string_to_metric_families(r.text) for s in family.samples
+            }
+            assert samples[("daedalus_worker", (("worker", str(k)), ("workers", "2")))] == 1
+            assert samples[("process_start_time_seconds", ())] > 0
+            seen[k].append(samples[("daedalus_connections_handed_total", ())]
+                           + samples[("daedalus_connections_adopted_total", ())])
+    # Twelve connections, about half accepted by the other worker: each hand-off counted
+    # once by the worker that handed it and once by the one that adopted it.
+    assert sum(max(v) for v in seen.values()) >= 2
+    async with httpx.AsyncClient(base_url=w.url) as http:
+        r = await http.get("/metrics", params={"worker": "2"})
+    assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_worker"
+    assert sorted(pid_of) == [0, 1]
+    assert w.stop() == 0
+
+
 def test_a_dead_worker_stops_the_others_with_status_1(workers: Workers) -> None:
     pids = workers.pids()
     os.kill(pids[0], signal.SIGKILL)
