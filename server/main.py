@@ -19,7 +19,7 @@ from server import logs
 from server.app import create_app
 from server.coalesce import coalescing
 from server.config import Settings
-from server.route import Adopting, Handoff, routed
+from server.route import Adopting, Handoff, rerouting, routed
 from server.storage import Store
 
 
@@ -245,7 +245,7 @@ def _worker(
         )
         _tune_gc()
         server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)
-        server.handoff, server.http = handoff, http
+        server.handoff, server.http = handoff, rerouting(http, handoff)
         server.listening = listening
         with contextlib.suppress(KeyboardInterrupt):  # SIGINT from the parent, once stopped
             server.run(sockets=[sock])

@@ -8,10 +8,11 @@ the workers at random. So a client may name its match in the websocket's URL
 it, before anything is answered on it, to the match's owner: worker
 `crc32(match) % N`. An HTTP connection whose first request is under `/matches/<id>`
 (taking a seat, a match's state, log or replay) goes there too, so that the match is not
-loaded by another worker for it; later requests on a kept-alive connection stay with the
-worker that has it, whatever match they name (any worker answers them as well). And
+loaded by another worker for it, and so does a later request on a kept-alive connection
+that names a match another worker owns (it is handed over between two requests, when
+uvicorn's h11 protocol has answered the last one and holds nothing more). And
 `GET /metrics?worker=<k>` goes to worker k, so that a scraper can read every worker's
-metrics on the one port (each worker counts for itself).
+metrics on the one port (each worker counts for itself), even on a connection it keeps.
 
 The hand-off is the socket itself: its file descriptor and the bytes read from it so far
 (the start of the HTTP request), sent over a Unix datagram socket to the owner (one per
@@ -170,13 +171,60 @@ class Handoff:
                 adopt(sock, data)
 
 
+def _hand(handoff: Handoff, transport: asyncio.Transport, read: bytes) -> bool:
+    """Hand the connection to the worker its request (the start of `read`) is for, if
+    that is another one and it takes it (True: the transport is done with here)."""
+    end = read.find(b"\r\n")
+    target = handoff.target(read[:end]) if end >= 0 else None
+    if target is None or transport.get_extra_info("sslcontext") is not None:
+        return False
+    sock = transport.get_extra_info("socket")
+    if sock is None or not handoff.send(target, sock.fileno(), read):
+        return False
+    transport.abort()  # (the socket lives on in the other worker)
+    return True
+
+
+def rerouting(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol class `inner`, whose kept-alive connections are handed
+    to another worker when a request after the first is for it: between two requests
+    (uvicorn's h11 protocol idle, with nothing of a next request read yet), a request
+    whose line arrives whole at the start of the data. (uvicorn's httptools protocol
+    is not looked into: its later requests are served where they land.)"""
+    try:
+        import h11
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+    except ImportError:  # pragma: no cover
+        return inner
+    if not issubclass(inner, H11Protocol):
+        return inner
+    idle = h11.IDLE
+
+    class Rerouting(inner):  # type: ignore[valid-type, misc]
+        def data_received(self, data: bytes) -> None:
+            conn = self.conn
+            if (
+                conn.our_state is idle and conn.their_state is idle and not conn.trailing_data[0]
+                and (self.cycle is None or self.cycle.response_complete)
+                and _hand(handoff, self.transport, data)
+            ):
+                self._unset_keepalive_if_required()
+                return
+            super().data_received(data)
+
+    Rerouting.__name__ = Rerouting.__qualname__ = f"Rerouting{inner.__name__}"
+    return Rerouting
+
+
 def routed(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol class `inner`, but a connection whose request names a
-    match another worker owns is handed to it before `inner` sees it."""
+    match another worker owns is handed to it before `inner` sees it (and, served here,
+    a later request of it too: `rerouting`)."""
+    serving = rerouting(inner, handoff)
 
     class Routed(asyncio.Protocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            self._made: Callable[[], asyncio.Protocol] = lambda: inner(*args, **kwargs)
+            self._made: Callable[[], asyncio.Protocol] = lambda: serving(*args, **kwargs)
             self._transport: asyncio.Transport | None = None
             self._read = b""
 
@@ -190,13 +238,8 @@ def routed(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Prot
                 return  # the request line is not all in yet
             transport = self._transport
             assert transport is not None
-            target = handoff.target(self._read[:end]) if end >= 0 else None
-            if target is not None and transport.get_extra_info("sslcontext") is None:
-                sock = transport.get_extra_info("socket")
-                if sock is not None and handoff.send(target, sock.fileno(), self._read):
-                    transport.abort()  # (the socket lives on in the other worker)
-                    return
-            self._keep()
+            if not _hand(handoff, transport, self._read):
+                self._keep()
 
         def eof_received(self) -> bool | None:
             if self._read:  # (a request cut short: the HTTP protocol answers it)

@@ -223,10 +223,14 @@ async def test_each_workers_metrics_are_read_on_the_one_port(workers: Workers) -
     w = workers
     pid_of = {int(x["worker"]): int(x["pid"]) for x in w.wait_for("listening", 2)}
     seen: dict[int, list[float]] = {0: [], 1: []}
-    for _ in range(6):
+    kept = httpx.AsyncClient(base_url=w.url)  # one kept-alive connection, as a scraper keeps
+    for i in range(12):
         for k in (0, 1):
-            async with httpx.AsyncClient(base_url=w.url) as http:  # a connection of its own
-                r = await http.get("/metrics", params={"worker": str(k)})
+            if i % 2:
+                r = await kept.get("/metrics", params={"worker": str(k)})
+            else:
+                async with httpx.AsyncClient(base_url=w.url) as http:  # a connection of its own
+                    r = await http.get("/metrics", params={"worker": str(k)})
             assert r.status_code == 200, r.text
             samples = {
                 (s.name, tuple(sorted(s.labels.items()))): s.value
@@ -239,10 +243,38 @@ async def test_each_workers_metrics_are_read_on_the_one_port(workers: Workers) -
     # Twelve connections, about half accepted by the other worker: each hand-off counted
     # once by the worker that handed it and once by the one that adopted it.
     assert sum(max(v) for v in seen.values()) >= 2
-    async with httpx.AsyncClient(base_url=w.url) as http:
-        r = await http.get("/metrics", params={"worker": "2"})
+    r = await kept.get("/metrics", params={"worker": "2"})
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_worker"
+    await kept.aclose()
     assert sorted(pid_of) == [0, 1]
+    assert w.stop() == 0
+
+
+async def test_seats_taken_over_one_kept_alive_connection_are_taken_by_each_matchs_worker(
+    workers: Workers,
+) -> None:
+    """A later request on a kept-alive connection naming a match another worker owns is
+    handed to that worker between two requests: matches of both owners set up over one
+    connection (as bench/load.py does) each have their seats claimed by their own worker."""
+    from server.route import owner_of
+
+    w = workers
+    pid_of = {int(x["worker"]): int(x["pid"]) for x in w.wait_for("listening", 2)}
+    matches: list[str] = []
+    async with httpx.AsyncClient(base_url=w.url) as http:
+        while {owner_of(m, 2) for m in matches} != {0, 1} or len(matches) < 4:
+            r = await http.post("/matches", json={"game": "keys-to-success", "options": {}})
+            r.raise_for_status()
+            match = r.json()["match"]
+            matches.append(match)
+            for seat in range(3):
+                r = await http.post(f"/matches/{match}/seats", json={"name": f"p{seat}"})
+                r.raise_for_status()
+                r = await http.get(f"/matches/{match}")
+                r.raise_for_status()
+    for match in matches:
+        claimed = [int(x["pid"]) for x in w.lines() if x.get("event") == "seat_claimed" and x.get("match") == match]
+        assert claimed == [pid_of[owner_of(match, 2)]] * 3, (match, claimed, pid_of)
     assert w.stop() == 0
 
 
