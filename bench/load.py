@@ -902,6 +902,11 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("receipt signing (once a round)", ("ServerKey.receipt (", "MatchCore.receipt (")),
     ("projections: the game's view (views.view)", ("view (projections/", "view_json (projections/")),
     ("projections: each viewer's events (project_events)", ("project_events (",)),
+    # (Before the send row: reading pauses and resumes through CoalescingTransport.)
+    ("websocket receive and frame decoding", (
+        "Connection._frames (", "WebSocket.receive (", "WebSocketsSansIOProtocol.data_received (",
+        "coalescing.<locals>.Direct.data_received (", "coalescing.<locals>.Direct.receive_data (",
+        "_WakingQueue.")),
     # (Before the rows whose code pushes frames: a frame pushed while nothing waits before
     # it is written from there, server/coalesce.py's SEND_TEXT.)
     ("websocket send (Starlette, uvicorn, websockets, socket writes)", (
@@ -915,8 +920,6 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "AbstractConnection._send_packed_command (")),
     ("follower (XREAD, skipping the process's own entries)", (
         "Follower._run (", "EventStore.follow (", "EventStore._follow_lean (", "MatchRunner._take_locked (")),
-    ("websocket receive and frame decoding", (
-        "Connection._frames (", "WebSocket.receive (", "WebSocketsSansIOProtocol.data_received (")),
     ("command handling (app, hub, metrics, acks)", (
         "MatchRunner.submit (", "Connection._command (", "Connection.command (", "Connection.receive_loop (")),
     ("ASGI and uvicorn's websocket protocol, other", (
