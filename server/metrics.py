@@ -117,7 +117,6 @@ class Metrics:
         )
         for event in ("created", "finished", "expired"):
             self._matches.labels(event)
-        self.worker = (0, 1)  # (this process's index, the number of workers)
         self._handoff: Handoff | None = None
         r.register(_Workers(self))
         if hub is not None:
@@ -126,8 +125,13 @@ class Metrics:
     def watch_handoff(self, handoff: Handoff) -> None:
         """A worker of `daedalus serve --workers N`: its index, and the connections it
         handed to the worker owning their match and adopted from another (server/route.py)."""
-        self.worker = (handoff.index, handoff.workers)
         self._handoff = handoff
+
+    @property
+    def worker(self) -> tuple[int, int]:
+        """(this process's index among the workers, their number): (0, 1) without --workers."""
+        handoff = self._handoff
+        return (0, 1) if handoff is None else (handoff.index, handoff.workers)
 
     def watch(self, hub: Hub) -> None:
         """The gauges read from `hub` when /metrics is asked for."""
