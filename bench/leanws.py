@@ -31,11 +31,7 @@ from urllib.parse import urlsplit
 try:
     from websockets.speedups import apply_mask  # C, from the `websockets` package
 except ImportError:  # pragma: no cover - the package builds it on every platform we use
-
-    def apply_mask(data: bytes | bytearray | memoryview, mask: bytes | bytearray) -> bytes:
-        n = len(data)
-        key = int.from_bytes((mask * (n // 4 + 1))[:n], "big")
-        return (int.from_bytes(data, "big") ^ key).to_bytes(n, "big")
+    from websockets.utils import apply_mask
 
 
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, 1.3
