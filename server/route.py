@@ -32,7 +32,7 @@ import socket
 import zlib
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
 
 REQUEST_LINE_LIMIT = 8192
 """At most this many bytes are read looking for the request line (then: served here)."""
@@ -45,42 +45,41 @@ def owner_of(match: str, workers: int) -> int:
     return zlib.crc32(match.encode()) % workers
 
 
+def _method_target(request_line: bytes) -> tuple[bytes, bytes]:
+    """The method and the target of an HTTP request line."""
+    method, _, rest = request_line.partition(b" ")
+    return method, rest.rpartition(b" ")[0]
+
+
+def _get_query(request_line: bytes, path: bytes, name: str) -> str | None:
+    """The first value of query parameter `name` of a `GET <path>?...` request line."""
+    method, target = _method_target(request_line)
+    if method != b"GET" or not target.startswith(path + b"?"):
+        return None
+    try:
+        found = parse_qs(target[len(path) + 1:].decode("ascii")).get(name)
+    except UnicodeDecodeError:
+        return None
+    return found[0] if found else None
+
+
 def match_in(request_line: bytes) -> str | None:
     """The match a request line names: `GET /ws?match=<id>`, or any request under
     `/matches/<id>` (a seat taken, a match's state, log or replay). None: no match."""
-    method, _, rest = request_line.partition(b" ")
-    target = rest.rpartition(b" ")[0]
+    target = _method_target(request_line)[1]
     if target.startswith(b"/matches/"):
         match = target[len(b"/matches/"):].split(b"?", 1)[0].split(b"/", 1)[0]
         try:
             return unquote(match.decode("ascii")) or None
         except UnicodeDecodeError:
             return None
-    if method != b"GET" or not target.startswith(b"/ws?"):
-        return None
-    try:
-        parts = urlsplit(target.decode("ascii"))
-    except UnicodeDecodeError:
-        return None
-    if parts.path != "/ws":
-        return None
-    found = parse_qs(parts.query).get("match")
-    return found[0] if found else None
+    return _get_query(request_line, b"/ws", "match")
 
 
 def worker_in(request_line: bytes) -> int | None:
     """The worker a request line names: `GET /metrics?worker=<k>` (None: none)."""
-    method, _, rest = request_line.partition(b" ")
-    target = rest.rpartition(b" ")[0]
-    if method != b"GET" or not target.startswith(b"/metrics?"):
-        return None
-    try:
-        found = parse_qs(target[len(b"/metrics?"):].decode("ascii")).get("worker")
-    except UnicodeDecodeError:
-        return None
-    if not found or not found[0].isdigit():
-        return None
-    return int(found[0])
+    found = _get_query(request_line, b"/metrics", "worker")
+    return int(found) if found is not None and found.isdigit() else None
 
 
 class Handoff:
