@@ -364,13 +364,19 @@ class Seat:
     async def act(self) -> None:
         self.act_now()
 
-    def on_update(self, msg: Message, now: float) -> None:
-        seq = msg.seq
-        if seq <= self.last_seq:
-            return
-        self.last_seq = seq
+    def _take(self, msg: Message) -> bool:
+        """Take an update's view as the latest (False: an update seen already)."""
+        if msg.seq <= self.last_seq:
+            return False
+        self.last_seq = msg.seq
         self.view_raw = msg.view
         self._view = None
+        return True
+
+    def on_update(self, msg: Message, now: float) -> None:
+        if not self._take(msg):
+            return
+        seq = msg.seq
         self.peek = peek = _decode_peek(msg.view)
         for event in msg.events:
             if event.type == "round_resolved":
@@ -545,12 +551,9 @@ class KtsSeat(Seat):
             self.send_now(command)
 
     def on_update(self, msg: Message, now: float) -> None:
-        seq = msg.seq
-        if seq <= self.last_seq:
+        if not self._take(msg):
             return
-        self.last_seq = seq
-        self.view_raw = msg.view
-        self._view = None
+        seq = msg.seq
         m = self.kmatch
         resolved = None
         for event in msg.events:
