@@ -63,12 +63,14 @@ def audit_digest(key: bytes) -> str:
 # instead of four, and no OpenSSL MAC context set up per call (hmac.digest each time: 1.2 us
 # a message here, 0.5 us this way; callgrind: 23,600 instructions against 12,700).
 
-_sha256 = hashlib.sha256
 _encode = canonical_encoder.encode
 _BODY_PATH = BODY.encode()
 _OUT_PATH = OUT.encode()
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
+_SEAL = hashlib.sha256(SEAL_PREFIX)
+# Every commitment starts with the prefix: the state after it copied (75 ns) rather than
+# a new hash object made from the prefix joined to the rest (110 ns and a join).
 
 
 class Keyed:
@@ -95,36 +97,49 @@ class Keyed:
         return self.digest(path.encode())
 
     def commitment(self, path: bytes, value: Any) -> str:
-        """commit(salt at `path`, value), in one call (it is made seven times an entry:
-        the salt's HMAC written out here saves five Python calls a value)."""
+        """commit(salt at `path`, value), in one call (the salt's HMAC written out here
+        saves five Python calls a value; `inner_form` writes it out once more)."""
         inner = self._inner.copy()
         inner.update(path)
         outer = self._outer.copy()
         outer.update(inner.digest())
-        return _sha256(SEAL_PREFIX + outer.digest() + _encode(value)).hexdigest()
+        sealed = _SEAL.copy()
+        sealed.update(outer.digest())
+        sealed.update(_encode(value))
+        return sealed.hexdigest()
 
     def inner_form(self, body: dict[Any, Any]) -> dict[Any, dict[str, str]]:
-        commitment = self.commitment
-        return {
-            name: {SEALED: commitment(
-                _field_path_str(name) if type(name) is str else _field_path_bytes(name), value
-            )}  # (a JSON body's names straight to the kept paths: one Python call less a field)
-            for name, value in body.items()
-        }
+        # The commitment of every field written out in one loop rather than a call of
+        # `commitment` a field, and a body's names (read from JSON: strings) looked up in
+        # a plain dict of their paths: 5.7 -> 4.4 us for a Five-Card Trick submission.
+        ipad, opad, paths, seal_, encode = self._inner, self._outer, _FIELD_PATHS, _SEAL, _encode
+        form = {}
+        for name, value in body.items():
+            path = paths.get(name) if type(name) is str else None
+            if path is None:
+                path = _field_path_bytes(name)
+            inner = ipad.copy()
+            inner.update(path)
+            outer = opad.copy()
+            outer.update(inner.digest())
+            sealed = seal_.copy()
+            sealed.update(outer.digest())
+            sealed.update(encode(value))
+            form[name] = {SEALED: sealed.hexdigest()}
+        return form
+
+
+_FIELD_PATHS: dict[str, bytes] = {}
+"""The paths of the top-level field names seen so far (a game's commands have a few; at
+most 256 are kept)."""
 
 
 def _field_path_bytes(name: Any) -> bytes:
-    """The path of a body's top-level field `name`, encoded."""
-    if type(name) is str:  # (any other key, of a body not read from JSON: not kept)
-        return _field_path_str(name)
-    return field_path(name).encode()
-
-
-@lru_cache(maxsize=256)
-def _field_path_str(name: str) -> bytes:
-    # A game's commands have a few field names; remembered (at most 256) rather than
-    # formatted and encoded for every field of every command.
-    return field_path(name).encode()
+    """The path of a body's top-level field `name`, encoded (a string name remembered)."""
+    path = field_path(name).encode()
+    if type(name) is str and len(_FIELD_PATHS) < 256:
+        _FIELD_PATHS[name] = path
+    return path
 
 
 @lru_cache(maxsize=1024)
