@@ -18,16 +18,34 @@ def _api_keys_from_env() -> tuple[str, ...]:
 
 
 def _seconds_from_env(name: str, default: float) -> float:
+    return _positive_from_env(name, default, " seconds")
+
+
+def _number_from_env(name: str, default: float) -> float:
+    """A positive finite number from the environment variable `name`."""
+    return _positive_from_env(name, default, "", finite=True)
+
+
+def _positive_from_env(name: str, default: float, unit: str, finite: bool = False) -> float:
+    """A number above 0 (`unit`: its unit in messages) from the environment variable
+    `name`; unset or empty: `default`."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
-    if not value > 0:
-        raise ValueError(f"{name} must be more than 0 seconds, not {raw!r}")
+        raise ValueError(f"{name} must be a number{' of' + unit if unit else ''}, not {raw!r}") from None
+    if not value > 0 or (finite and value == float("inf")):
+        raise ValueError(f"{name} must be {'a finite number ' if finite else ''}more than 0{unit}, not {raw!r}")
     return value
+
+
+def _frame_burst_from_env() -> int:
+    burst = _number_from_env("DAEDALUS_FRAME_BURST", 40)
+    if burst < 1 or burst != int(burst):
+        raise ValueError(f"DAEDALUS_FRAME_BURST must be a whole number of frames, at least 1, not {burst!r}")
+    return int(burst)
 
 
 def _key_file_from_env() -> str:
@@ -103,9 +121,10 @@ class Settings:
     hard_frame_limit: int = 256 * 1024
     # Websocket frames (server/limits.py): a token bucket of `rate` frames a second,
     # `burst` deep, per connection until its hello, then shared by all the connections of
-    # one seat (a player) or of one address (spectators, auditors).
-    rate: float = 20.0
-    burst: int = 40
+    # one seat (a player) or of one address (spectators, auditors). DAEDALUS_FRAME_RATE
+    # and DAEDALUS_FRAME_BURST set them (bots playing at machine speed send far more).
+    rate: float = field(default_factory=lambda: _number_from_env("DAEDALUS_FRAME_RATE", 20.0))
+    burst: int = field(default_factory=_frame_burst_from_env)
     # How many websockets one seat may hold at once; one more is refused with the error
     # `too_many_connections` and close code 4009. A connection cut without a close counts
     # until the keepalive notices (about 40 s).

@@ -200,3 +200,29 @@ def test_the_api_keys_come_from_the_environment(monkeypatch: pytest.MonkeyPatch)
     assert Settings().api_keys == ("k1", "k2")
     monkeypatch.delenv("DAEDALUS_API_KEYS")
     assert Settings().api_keys == ()
+
+
+def test_the_frame_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (Settings().rate, Settings().burst) == (20.0, 40)
+    monkeypatch.setenv("DAEDALUS_FRAME_RATE", "500")
+    monkeypatch.setenv("DAEDALUS_FRAME_BURST", "1000")
+    assert (Settings().rate, Settings().burst) == (500.0, 1000)
+    for name in ("DAEDALUS_FRAME_RATE", "DAEDALUS_FRAME_BURST"):
+        for bad in ("fast", "0", "-5", "inf") + (("0.5", "2.5") if name.endswith("BURST") else ()):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(ValueError, match=name):
+                Settings()
+        monkeypatch.setenv(name, "100")
+
+
+async def test_a_higher_frame_rate_from_the_environment_lets_a_burst_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DAEDALUS_FRAME_BURST", "200")
+    async with EmbeddedServer(Settings()) as srv:
+        raw = await Raw.open(srv.ws_url)
+        for _ in range(100):
+            await raw.send({"type": "ping"})
+        answers = [await raw.recv() for _ in range(100)]
+        assert all(a["type"] == "pong" for a in answers)
+        await raw.close()
