@@ -895,8 +895,10 @@ class Connection:
                 self.reply(PONG)
             elif isinstance(msg, Hello):
                 await self.hello(msg)
-            else:
+            elif isinstance(msg, Command):
                 await self.command(msg)
+            else:
+                self.view()
 
     async def hello(self, msg: Hello) -> None:
         if self.runner is not None:
@@ -930,7 +932,7 @@ class Connection:
         # The full view of a match that seals is, after its end, what the public sees
         # (projections/seal.py); before, only its host has it.
         full = msg.full and not (runner.current.ended and seals(runner.hosted.views, runner.current))
-        sub = Subscriber(Viewer(seat=seat, full=full), self.queue)
+        sub = Subscriber(Viewer(seat=seat, full=full), self.queue, with_view=msg.updates == "view")
         welcome = {
             "type": "welcome",
             "match": runner.match_id,
@@ -964,6 +966,14 @@ class Connection:
         if isinstance(since, int) and since > 0:
             self.hub.metrics.resumes.inc()
         log.info("viewer_joined", match=runner.match_id, seat=seat, since=msg.since)
+
+    def view(self) -> None:
+        """Answer a `view` request: the viewer's view now, after the updates sent so far
+        (the folding and the pushing of an entry's updates are not parted by an await)."""
+        if self.runner is None or self.sub is None:
+            self.reply(error_frame("not_ready", "send a hello first"))
+            return
+        self.reply(self.runner.view_frame(self.sub.viewer))
 
     async def command(self, msg: Command) -> None:
         outcome = await self._command(msg)

@@ -191,6 +191,9 @@ class MatchCore(Generic[K]):
         self.stream_id = stream_id
         self._held: set[K] = set()  # subscribers a delay holds back (server/delay.py sends theirs)
         self._viewers: dict[K, Viewer] = {}  # subscriber key -> the viewer it follows
+        # Subscribers whose updates carry no view ("updates": "events"); None: none (no
+        # empty set kept in every match, bench/memory.py).
+        self._bare: set[K] | None = None
 
     # -- state ---------------------------------------------------------------------------
 
@@ -508,11 +511,13 @@ class MatchCore(Generic[K]):
         return not self._viewers and self._current.ended
 
     def subscribe(
-        self, key: K, viewer: Viewer, since: int | None, welcome: dict[str, Any]
+        self, key: K, viewer: Viewer, since: int | None, welcome: dict[str, Any],
+        with_view: bool = True,
     ) -> list[bytes]:
         """Subscribe `key` to `viewer`'s stream: the welcome (with the viewer's view now)
         and every update of the stream after `since` (None: none), to send now; the live
-        ones come with each entry folded. SinceOutOfRange for a `since` beyond the stream."""
+        ones come with each entry folded, each with the view (`with_view` false: without).
+        SinceOutOfRange for a `since` beyond the stream."""
         length = self.streams.length(viewer)
         if since is None:
             since = length
@@ -525,8 +530,12 @@ class MatchCore(Generic[K]):
             if receipt is not None:
                 welcome["receipt"] = {"type": "receipt", **receipt}
         frames = [_encode(welcome)]
-        frames += self.streams.backlog(viewer, since, view)
+        frames += self.streams.backlog(viewer, since, view, with_view)
         self._viewers[key] = viewer
+        if not with_view:
+            if self._bare is None:
+                self._bare = set()
+            self._bare.add(key)
         return frames
 
     def hold(self, key: K, viewer: Viewer) -> None:
@@ -538,6 +547,8 @@ class MatchCore(Generic[K]):
     def unsubscribe(self, key: K) -> None:
         self._viewers.pop(key, None)
         self._held.discard(key)
+        if self._bare is not None:
+            self._bare.discard(key)
 
     def _broadcast(
         self,
@@ -550,23 +561,29 @@ class MatchCore(Generic[K]):
         """Each subscriber's update of the entry just folded. At a `checkpoint` (see
         _checkpoint) a player's update (every viewer's, at the end) carries the receipt as
         its last field, `receipt`; one who gets no update gets a `receipt` frame."""
-        frames: dict[Viewer, bytes | None] = {}  # built once per viewer, whatever its keys
+        # Built once per viewer and form (with the view, or without: `_bare`), whatever
+        # its keys.
+        frames: dict[Viewer, bytes | None] = {}
+        bare_frames: dict[Viewer, bytes | None] = {}
+        bare = self._bare
         live = self.streams.live
         signed: bytes | None = None
         for key, viewer in self._viewers.items():
             if key in self._held:
                 continue
-            if viewer in frames:
-                frame = frames[viewer]
+            with_view = bare is None or key not in bare
+            built = frames if with_view else bare_frames
+            if viewer in built:
+                frame = built[viewer]
             else:
-                frame = frames[viewer] = live(viewer, seq, ms, outcome)
+                frame = built[viewer] = live(viewer, seq, ms, outcome, with_view)
                 if checkpoint is not None and self.key is not None and (
                     viewer.seat is not None or checkpoint == "ended"
                 ):
                     if signed is None:
                         receipt = self._signed(*self.checkpoint) if self.checkpoint else None
                         signed = _encode({"type": "receipt", **(receipt or {})})
-                    frame = frames[viewer] = (
+                    frame = built[viewer] = (
                         signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
                     )
             if frame is not None:

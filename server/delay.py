@@ -97,6 +97,7 @@ class DelayedFeed(Generic[K]):
         self.delay = delay
         self.released = 1  # the last log entry released (the create entry shows nothing)
         self._subs: dict[K, int] = {}  # subscriber -> the last log entry it was sent
+        self._bare: set[K] = set()  # subscribers whose updates carry no view ("updates": "events")
         self._round_of: tuple[int, int | None] | None = None  # (seq, the round it came in)
 
     # -- what is released --------------------------------------------------------------------
@@ -162,10 +163,13 @@ class DelayedFeed(Generic[K]):
     def subscribers(self) -> int:
         return len(self._subs)
 
-    def subscribe(self, key: K, since: int | None, welcome: dict[str, Any], now: int) -> list[bytes]:
+    def subscribe(
+        self, key: K, since: int | None, welcome: dict[str, Any], now: int, with_view: bool = True
+    ) -> list[bytes]:
         """As MatchCore.subscribe, over the stream released at `now`: the welcome (with
         the view as released, and `delay`) and the updates after `since`, each with that
-        view. SinceOutOfRange for a `since` beyond what is released."""
+        view (`with_view` false: without, and so are its live updates). SinceOutOfRange
+        for a `since` beyond what is released."""
         point = self.point(now)
         length = self.core.streams.count_before(SPECTATOR, point + 1)
         if since is None:
@@ -182,13 +186,16 @@ class DelayedFeed(Generic[K]):
                 events = project_events(self.core.hosted.views, ms, outcome, SPECTATOR)
                 if events:
                     number += 1
-                    frames.append(self._frame(number, seq, events, view))
+                    frames.append(self._frame(number, seq, events, view if with_view else None))
         self._subs[key] = point
+        if not with_view:
+            self._bare.add(key)
         self.core.hold(key, SPECTATOR)
         return frames
 
     def unsubscribe(self, key: K) -> None:
         self._subs.pop(key, None)
+        self._bare.discard(key)
 
     def _seq_of(self, number: int) -> int:
         """The log entry of update `number` of the spectator stream."""
@@ -202,10 +209,13 @@ class DelayedFeed(Generic[K]):
                 lo = mid + 1
         return lo
 
-    def _frame(self, number: int, seq: int, events: list[dict[str, Any]], view: dict[str, Any]) -> bytes:
-        return _encode(
-            {"type": "update", "seq": number, "ts": self.core.times[seq - 1], "events": events, "view": view}
-        )
+    def _frame(
+        self, number: int, seq: int, events: list[dict[str, Any]], view: dict[str, Any] | None
+    ) -> bytes:
+        frame = {"type": "update", "seq": number, "ts": self.core.times[seq - 1], "events": events}
+        if view is not None:
+            frame["view"] = view
+        return _encode(frame)
 
     def advance(self, now: int) -> list[tuple[K, bytes]]:
         """The frames released since each subscriber's last, to send now: each update
@@ -213,20 +223,21 @@ class DelayedFeed(Generic[K]):
         at the end) with the end's receipt, as MatchCore sends it."""
         point = self.point(now)
         sends: list[tuple[K, bytes]] = []
-        built: dict[int, bytes | None] = {}
+        built: dict[tuple[int, bool], bytes | None] = {}
         for key, upto in list(self._subs.items()):
             if upto >= point:
                 continue
+            with_view = key not in self._bare
             for seq in range(upto + 1, point + 1):
-                if seq not in built:
-                    built[seq] = self._live(seq)
-                frame = built[seq]
+                if (seq, with_view) not in built:
+                    built[seq, with_view] = self._live(seq, with_view)
+                frame = built[seq, with_view]
                 if frame is not None:
                     sends.append((key, frame))
             self._subs[key] = point
         return sends
 
-    def _live(self, seq: int) -> bytes | None:
+    def _live(self, seq: int, with_view: bool) -> bytes | None:
         core = self.core
         ms, outcome = core.at(seq)
         views = core.hosted.views
@@ -234,7 +245,8 @@ class DelayedFeed(Generic[K]):
         frame = None
         if events:
             number = core.streams.count_before(SPECTATOR, seq + 1)
-            frame = self._frame(number, seq, events, match_view(views, ms, SPECTATOR))
+            view = match_view(views, ms, SPECTATOR) if with_view else None
+            frame = self._frame(number, seq, events, view)
         checkpoint = core.checkpoint
         if checkpoint is not None and checkpoint[0] == seq and checkpoint[2] == "ended":
             receipt = core.receipt(*checkpoint)

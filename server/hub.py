@@ -23,6 +23,8 @@ from collections.abc import Callable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from domain import engine
 from domain.engine import Entry, IntegrityError, MatchState, Outcome
 from domain.kit.options import split_match_options
@@ -106,6 +108,7 @@ class SendQueue:
 class Subscriber:
     viewer: Viewer
     queue: SendQueue
+    with_view: bool = True  # False: its updates carry no view (a hello's "updates": "events")
 
 
 class Busy(Exception):
@@ -262,13 +265,14 @@ class MatchRunner:
         if folded.ended:
             self._over(announce=own)
 
-    def _release_delayed(self) -> None:
-        """Send the delayed spectators what their delay releases now, and arm a timer
-        for the next release (server/delay.py)."""
+    def _release_delayed(self, now: int | None = None) -> None:
+        """Send the delayed spectators what their delay releases now (`now`: that time),
+        and arm a timer for the next release (server/delay.py)."""
         feed = self.delayed
         if feed is None or not feed.subscribers:
             return
-        now = now_ms()
+        if now is None:
+            now = now_ms()
         for sub, frame in feed.advance(now):
             sub.queue.push(frame)
         if self._delay_timer is not None:
@@ -385,10 +389,26 @@ class MatchRunner:
     def spectator_view(self) -> tuple[dict[str, Any], int]:
         """A spectator's view now and how many updates its stream has: as the match's
         spectator delay releases them (server/delay.py), if it has one."""
-        if self.delayed is not None and not self.current.ended:
+        return self.view_now(SPECTATOR)
+
+    def view_now(self, viewer: Viewer) -> tuple[dict[str, Any], int]:
+        """`viewer`'s view now and how many updates its stream has (a delayed spectator's:
+        as the delay releases them, the updates due released to its subscribers first, so
+        that the view is the one after the last update each of them was sent)."""
+        if self.delayed is not None and delayed(viewer) and not self.current.ended:
             now = now_ms()
+            self._release_delayed(now)
             return self.delayed.view(now), self.delayed.length(now)
-        return self.view(SPECTATOR), self.streams.length(SPECTATOR)
+        return self.view(viewer), self.streams.length(viewer)
+
+    def view_frame(self, viewer: Viewer) -> bytes:
+        """The answer to a `view` request: {"type": "view", "seq": ..., "view": ...} with
+        `view_now`'s view and length (an undelayed view's JSON built as an update's is)."""
+        if self.delayed is not None and delayed(viewer) and not self.current.ended:
+            view, seq = self.view_now(viewer)
+            return msgspec.json.encode({"type": "view", "seq": seq, "view": view})
+        seq = self.streams.length(viewer)
+        return b'{"type":"view","seq":%d,"view":%b}' % (seq, self.streams.view_json(viewer))
 
     async def subscribe(
         self, sub: Subscriber, since: int | None, welcome: dict[str, Any]
@@ -401,9 +421,9 @@ class MatchRunner:
                 return "the match was loaded again here meanwhile: say hello again"
             try:
                 if self.delayed is not None and delayed(sub.viewer) and not self.current.ended:
-                    frames = self.delayed.subscribe(sub, since, welcome, now_ms())
+                    frames = self.delayed.subscribe(sub, since, welcome, now_ms(), sub.with_view)
                 else:
-                    frames = self.core.subscribe(sub, sub.viewer, since, welcome)
+                    frames = self.core.subscribe(sub, sub.viewer, since, welcome, sub.with_view)
             except SinceOutOfRange as exc:
                 return str(exc)
             self.touch()

@@ -34,13 +34,16 @@ class Hello(_Message, tag="hello"):
     """The first frame of a connection: follow `match`, as the seat `token` holds (none:
     a spectator), from the update after `since` ("now": no catch-up); `full`: the
     auditor's view of a finished match, or, with the match's audit key (`audit`), before
-    the end of a match whose setup its host gave."""
+    the end of a match whose setup its host gave; `updates`: what each update carries,
+    its events and the whole view ("view") or its events only ("events": the view comes
+    in the welcome and when asked for, with `view`)."""
 
     match: str
     token: str | None = None
     since: int | Literal["now"] = 0
     full: bool = False
     audit: str | None = None
+    updates: Literal["view", "events"] = "view"
 
 
 class Command(_Message, tag="command"):
@@ -55,7 +58,11 @@ class Ping(_Message, tag="ping"):
     """Answered by `pong`."""
 
 
-ClientMessage = Hello | Command | Ping
+class ViewRequest(_Message, tag="view"):
+    """Ask for the viewer's whole view now (after the hello): answered by `view`."""
+
+
+ClientMessage = Hello | Command | Ping | ViewRequest
 
 
 # --- HTTP: a seat claim ------------------------------------------------------------------
@@ -143,15 +150,24 @@ class Welcome(_Message, tag="welcome"):
 
 class Update(_Message, tag="update"):
     """One log entry as a viewer sees it: number `seq` of its stream, the entry's time,
-    the events it shows and the viewer's whole view; and, when the entry started the
-    match, ended a round or ended the match, the server's `receipt` of it (to players;
-    to every viewer at the end)."""
+    the events it shows and the viewer's whole view (none on a connection whose hello
+    asked for `"updates": "events"`); and, when the entry started the match, ended a
+    round or ended the match, the server's `receipt` of it (to players; to every viewer
+    at the end)."""
 
     seq: int
     ts: int
     events: list[dict[str, Any]]
-    view: View
+    view: View | UnsetType = UNSET
     receipt: Receipt | UnsetType = UNSET
+
+
+class ViewFrame(_Message, tag="view"):
+    """The answer to a `view` request: the viewer's whole view now, which is the view
+    after update `seq` of its stream (every update up to `seq` was sent before it)."""
+
+    seq: int
+    view: View
 
 
 class Resync(_Message, tag="resync"):
@@ -221,11 +237,11 @@ class Receipt(_Message, tag="receipt"):
     signature: str
 
 
-ServerMessage = Welcome | Update | Resync | Ack | Rejected | Error | Pong | Receipt
+ServerMessage = Welcome | Update | ViewFrame | Resync | Ack | Rejected | Error | Pong | Receipt
 
-CLIENT_MESSAGES: tuple[type[_Message], ...] = (Hello, Command, Ping)
+CLIENT_MESSAGES: tuple[type[_Message], ...] = (Hello, Command, Ping, ViewRequest)
 SERVER_MESSAGES: tuple[type[_Message], ...] = (
-    Welcome, Update, Resync, Ack, Rejected, Error, Pong, Receipt
+    Welcome, Update, ViewFrame, Resync, Ack, Rejected, Error, Pong, Receipt
 )
 
 client_decoder = msgspec.json.Decoder(ClientMessage)

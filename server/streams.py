@@ -11,7 +11,9 @@ that entry: a stream never changes once written, every process derives the same 
 the log, and a viewer may resume from the last number it saw on any process. The `view`
 in a frame is the viewer's whole view when the frame is sent: live, the state right after
 the entry; when catching up after a (re)connect, the state now, so that rules that delete
-history (Memory Maze's earlier sequences) delete it on reconnect too.
+history (Memory Maze's earlier sequences) delete it on reconnect too. A connection that
+asked for events only (`"updates": "events"`) gets the same frames without the view, whose
+projection is then not made for it.
 """
 
 from __future__ import annotations
@@ -96,17 +98,21 @@ class Streams:
         at = bisect.bisect_left(index, seq)
         return at + 1 if at < len(index) and index[at] == seq else None
 
-    def _frame(self, number: int, seq: int, events: bytes, view: bytes) -> bytes:
+    def _frame(self, number: int, seq: int, events: bytes, view: bytes | None) -> bytes:
         """The update frame: the JSON of {"type": "update", "seq": number, "ts": the entry's
-        time, "events": events, "view": the view}, the events and the view given as JSON."""
-        return b"".join((
-            b'{"type":"update","seq":%d,"ts":%d,"events":' % (number, self._times[seq - 1]),
-            events, b',"view":', view, b"}",
-        ))
+        time, "events": events, "view": the view}, the events and the view given as JSON
+        (no view: no `view` field)."""
+        head = b'{"type":"update","seq":%d,"ts":%d,"events":' % (number, self._times[seq - 1])
+        if view is None:
+            return b"".join((head, events, b"}"))
+        return b"".join((head, events, b',"view":', view, b"}"))
 
-    def live(self, viewer: Viewer, seq: int, ms: MatchState, outcome: Outcome) -> bytes | None:
+    def live(
+        self, viewer: Viewer, seq: int, ms: MatchState, outcome: Outcome, with_view: bool = True
+    ) -> bytes | None:
         """The frame of the entry just folded (`seq`, the state after it, its outcome)
-        for `viewer`, or None if it shows `viewer` nothing."""
+        for `viewer`, or None if it shows `viewer` nothing (`with_view` false: the frame
+        without the view). Asked again for the same entry and viewer, the other form."""
         stream = self._streams.get(viewer)
         if stream is None or stream.upto < seq - 1:  # (live, it is up to the entry before)
             self._extend(viewer, seq - 1)
@@ -122,21 +128,30 @@ class Streams:
         if not events:
             return None
         number = bisect.bisect_left(index, seq) + 1
-        return self._frame(number, seq, events, self._view_json.encode(ms, viewer))
+        view = self._view_json.encode(ms, viewer) if with_view else None
+        return self._frame(number, seq, events, view)
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """`viewer`'s whole view of the match now."""
         return match_view(self._views, self._current(), viewer)
 
+    def view_json(self, viewer: Viewer) -> bytes:
+        """The JSON of `view(viewer)` (built as an update's view is)."""
+        return self._view_json.encode(self._current(), viewer)
+
     def backlog(
-        self, viewer: Viewer, since: int, view: dict[str, Any] | None = None
+        self, viewer: Viewer, since: int, view: dict[str, Any] | None = None,
+        with_view: bool = True,
     ) -> list[bytes]:
         """Frames since+1 .. now for a viewer catching up, each with its view as of now
-        (`view`, when the caller has it already; encoded once for all of them)."""
+        (`view`, when the caller has it already; encoded once for all of them), or none
+        (`with_view` false)."""
         index = self._extend(viewer)
         if since >= len(index):
             return []
-        view_json = _encode(self.view(viewer) if view is None else view)
+        view_json = None
+        if with_view:
+            view_json = _encode(self.view(viewer) if view is None else view)
         wanted = index[since:]
         frames: list[bytes] = []
         number = since
