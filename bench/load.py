@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--game five-card-trick|keys-to-success] [-k 200]
                                    [--rate 1000] [--warmup 5] [--duration 20] [--clients 2] [--appendfsync everysec] [--only closed|open]
-                                   [--workers N [--no-route]]
+                                   [--workers N [--no-route]] [--updates view|events]
 
 Everything runs on loopback, as separate processes: a `redis-server` on a free port
 (a temporary directory, AOF with the chosen fsync policy, no RDB snapshots), the server
@@ -17,7 +17,11 @@ in the measurement. Each bot seat has its own websocket and speaks the protocol 
 docs/protocol.md (a lean client, bench/leanws.py: an asyncio protocol on uvloop, each message handled in
 the callback of its data, the view decoded only when a bot looks at it; a Five-Card Trick bot is
 asked once a round and after a rejection); bots are `clients.bots` bots (random by default: cheap for the
-client processes, which share the machine with the server).
+client processes, which share the machine with the server). With `--updates events` the seats'
+hello asks for updates without the view (docs/protocol.md): each seat keeps the welcome's view
+up to date from the events itself (`follow_events`), as a client with its own model does, and
+asks for the view only after a rejection. The server's frame limits are raised for every run
+(its bots play a dozen rounds a second).
 
 Two phases, each against a fresh server process (redis flushed in between):
 
@@ -176,6 +180,11 @@ class Server:
         # Its clients create K matches from one address at once: with an API key they are
         # not held to the per-address creation limit (server/limits.py).
         env["DAEDALUS_API_KEYS"] = API_KEY
+        # Its bots play at machine speed: a seat sends a command a round (and, with
+        # --updates events, a view request), a dozen rounds a second and more, above the
+        # default 20 frames a second a seat; the limit is raised for every run alike.
+        env["DAEDALUS_FRAME_RATE"] = "1000"
+        env["DAEDALUS_FRAME_BURST"] = "2000"
         if log_level:
             env["DAEDALUS_LOG_LEVEL"] = log_level
         with open(self.log_path, "wb") as log:
@@ -225,6 +234,7 @@ class PhaseConfig:
     game: str = GAME
     client_loop: str = "uvloop"  # the client processes' event loop: "uvloop" or "asyncio"
     route: bool = True  # the match in the websocket's URL (a worker of several serves it)
+    updates: str = "view"  # the hello's "updates": "view" or "events" (Five-Card Trick seats)
 
 
 @dataclass
@@ -244,10 +254,17 @@ class Stats:
 
 
 class Event(msgspec.Struct):
-    """What a seat reads of an update's event."""
+    """What a seat reads of an update's event (a resolved round's seats kept as their
+    bytes: read only by a seat that follows the view from the events, `follow_events`)."""
 
     type: str = ""
     round: Any = None
+    seat: Any = None
+    seats: msgspec.Raw = msgspec.Raw()
+    pot_after: Any = None
+    deadline: Any = None
+    until: Any = None
+    replays: Any = None
 
 
 class Message(msgspec.Struct):
@@ -279,6 +296,45 @@ _decode_peek = msgspec.json.Decoder(Peek).decode
 _decode_view = msgspec.json.Decoder().decode
 
 
+def follow_events(view: dict[str, Any], events: list[Event]) -> None:
+    """Bring a Five-Card Trick player's view (dm12, setnas-curse, gauntlet: no items) up
+    to date with an update's events, in place, as far as a bot reads it (the round, the
+    pot, each seat's chips, lights, blocked actions, last two rounds and whether it has
+    submitted; the end): what a client on `"updates": "events"` that keeps its own model
+    does instead of asking for the view (docs/protocol.md). tests/test_leanws.py holds it
+    against the server's views."""
+    gs = view["game_state"]
+    for event in events:
+        kind = event.type
+        if kind == "submitted":
+            gs["seats"][event.seat]["submitted"] = True
+        elif kind == "round_resolved":
+            for seat, out in zip(gs["seats"], _decode_view(event.seats), strict=True):
+                history = seat["history"]
+                history["r-2"], history["r-1"] = history["r-1"], out["effective"]
+                seat["chips"] = out["chips"]
+                seat["lights"] = out["lights"]
+                seat["blocked"] = out["blocked_next"]
+                seat["submitted"] = False
+                seat["pending"] = None
+            gs["pot"] = event.pot_after
+            gs["replays"] = 0
+            gs["deadline"] = None
+        elif kind == "round_started":
+            gs["round"] = event.round
+            gs["deadline"] = event.deadline
+        elif kind == "round_replayed":
+            gs["deadline"] = event.deadline
+            gs["replays"] = event.replays
+        elif kind == "extended":
+            gs["end_round"] = event.until
+        elif kind == "game_over":
+            gs["over"] = True
+            gs["deadline"] = None
+        elif kind == "match_ended":
+            view["ended"] = True
+
+
 class Seat:
     """One bot seat on its own websocket (bench/leanws.py): each server message is handled
     in the callback of the data that completed it, and a command is sent from there."""
@@ -304,6 +360,10 @@ class Seat:
         self.welcomed: asyncio.Future[None] | None = None
         self.ids = itertools.count(1)
         self.prefix = f"b{match.index}s{seat}"
+        # "updates": "events": no view in the updates; the seat keeps the welcome's view up
+        # to date from the events (follow_events), and asks for the view (`view`) only
+        # after a rejection.
+        self.bare = self.worker.cfg.updates == "events"
 
     @property
     def view(self) -> dict[str, Any] | None:
@@ -317,8 +377,10 @@ class Seat:
             ws_url = f"{ws_url}?match={self.match.id}"
         self.welcomed = asyncio.get_running_loop().create_future()
         self.ws = await LeanSocket.connect(ws_url, self.receive, timeout=60)
-        self.ws.send(self.worker.encode(
-            {"type": "hello", "match": self.match.id, "token": self.token, "since": 0}))
+        hello = {"type": "hello", "match": self.match.id, "token": self.token, "since": 0}
+        if self.bare:
+            hello["updates"] = "events"
+        self.ws.send(self.worker.encode(hello))
         await asyncio.wait([self.welcomed, self.ws.closed], timeout=60,
                            return_when=asyncio.FIRST_COMPLETED)
         if not self.welcomed.done():
@@ -369,22 +431,44 @@ class Seat:
         if msg.seq <= self.last_seq:
             return False
         self.last_seq = msg.seq
-        self.view_raw = msg.view
-        self._view = None
+        if not self.bare:
+            self.view_raw = msg.view
+            self._view = None
         return True
+
+    def _take_view(self, raw: msgspec.Raw) -> None:
+        """A view asked for (or the welcome's): the model the events update from now on."""
+        self.view_raw = None
+        self._view = _decode_view(raw)
+        self._peek_model()
+
+    def _peek_model(self) -> None:
+        view = self._view
+        assert view is not None
+        self.peek = Peek(started=view["started"], ended=view["ended"],
+                         game_state=_PeekState(round=view["game_state"]["round"]))
+        self._ended(view["ended"])
+
+    def _ended(self, ended: bool) -> None:
+        if ended and not self.match.ended:
+            self.match.ended = True
+            self.worker.stats.ended += 1
 
     def on_update(self, msg: Message, now: float) -> None:
         if not self._take(msg):
             return
         seq = msg.seq
-        self.peek = peek = _decode_peek(msg.view)
         for event in msg.events:
             if event.type == "round_resolved":
                 self.round_at[seq] = event.round
                 self.match.resolved(event.round, self.seat, now)
-        if peek.ended and not self.match.ended:
-            self.match.ended = True
-            self.worker.stats.ended += 1
+        if self.bare:
+            if self._view is not None:
+                follow_events(self._view, msg.events)
+                self._peek_model()
+            return
+        self.peek = peek = _decode_peek(msg.view)
+        self._ended(peek.ended)
 
     def acked(self, seq: int, sent_at: float) -> None:
         """The ack's seq is the update (in this seat's own stream) its command made: if
@@ -422,9 +506,19 @@ class Seat:
             self.changed.set()
             if not accepted:
                 self.asked = None  # the bot may send again in this round
-                if self.live and self.closed_loop:
+                if self.bare:  # (decided again on the server's view, not the model)
+                    assert self.ws is not None
+                    self.ws.send(b'{"type":"view"}')
+                elif self.live and self.closed_loop:
                     self.act_now()
+        elif kind == "view":
+            self._take_view(msg.view)
+            self.changed.set()
+            if self.live and self.closed_loop:
+                self.act_now()
         elif kind == "welcome":
+            if self.bare:
+                self._take_view(msg.view)
             if self.welcomed is not None and not self.welcomed.done():
                 self.welcomed.set_result(None)
         elif kind == "error":
@@ -977,6 +1071,7 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
                 mode=mode, url=server.url, matches=n, rate=args.rate, total_matches=args.matches,
                 rounds=args.rounds, bots=tuple(args.bot), seed=f"{args.seed}:{mode}", index=i,
                 game=args.game, client_loop=args.client_loop, route=not args.no_route,
+                updates=args.updates,
             )
             parent, child = ctx.Pipe()
             p = ctx.Process(target=worker_main, args=(child, cfg), daemon=True)
@@ -1110,6 +1205,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-route", action="store_true",
                    help="leave the match out of the websocket's URL: with --workers N, the "
                    "kernel's choice of worker serves each connection (server/route.py)")
+    p.add_argument("--updates", choices=["view", "events"], default="view",
+                   help="what the seats' hello asks each update to carry (docs/protocol.md): "
+                   "the whole view (default), or the events only, the seat asking for the view "
+                   "when a round starts (five-card-trick)")
     p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
     p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
     p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",
@@ -1147,6 +1246,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--matches, --clients, --workers, --rate and --duration must be positive")
     if args.duration + args.warmup > 600:
         p.error("a phase is at most 600 s")
+    if kts and args.updates != "view":
+        p.error("--updates events is for five-card-trick (a Keys to Success seat decides on every update)")
 
     workdir = tempfile.mkdtemp(prefix="daedalus-load-")
     redis: Redis | None = None
@@ -1155,7 +1256,7 @@ def main(argv: list[str] | None = None) -> int:
         redis = Redis(workdir, args.appendfsync)
         print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
               f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}; "
-              f"server workers {args.workers}; client loop {args.client_loop}"
+              f"server workers {args.workers}; client loop {args.client_loop}; updates {args.updates}"
               + ("" if args.server_root == ROOT else f"; server from {args.server_root}"))
         if kts:
             print(f"game {KTS}: {args.matches} concurrent 13-seat matches "

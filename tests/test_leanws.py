@@ -111,11 +111,13 @@ async def test_a_refused_upgrade_is_a_handshake_error() -> None:
             await LeanSocket.connect(url, Inbox(), timeout=5)
 
 
-def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any) -> None:
+@pytest.mark.parametrize("updates", ["view", "events"])
+def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any, updates: str) -> None:
     """bench/load.py, briefly: bot seats on LeanSocket play closed and open loops (it starts
-    its own redis-server; the fixture only says whether this machine has one)."""
+    its own redis-server; the fixture only says whether this machine has one), their
+    updates with the view or the events only."""
     cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "-k", "6", "--warmup", "0.5",
-           "--duration", "1.5", "--rate", "40"]
+           "--duration", "1.5", "--rate", "40", "--updates", updates]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -130,3 +132,59 @@ def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any) -> N
         section = proc.stdout.split(f"== {phase}")[1]
         assert "errors 0" in section.split("\n")[1] or "rate_limited" in section.split("\n")[1]
         assert "rejected 0" in section
+
+
+@pytest.mark.parametrize("variant", ["dm12", "gauntlet", "setnas-curse"])
+async def test_a_seat_on_events_only_keeps_the_view_a_bot_reads(variant: str) -> None:
+    """bench/load.py's `--updates events` seats keep the welcome's view up to date from the
+    events (follow_events): after every update, what a bot reads of it is the server's."""
+    import json
+    import random
+
+    import msgspec
+
+    from bench.load import Event, follow_events
+    from clients.bots import bot_factory
+    from server.config import Settings
+    from server.main import EmbeddedServer
+    from tests.wsutil import Raw, new_match
+
+    def read(view: dict[str, Any]) -> Any:
+        gs = view["game_state"]
+        seats = [{k: s[k] for k in ("chips", "lights", "blocked", "history", "submitted")}
+                 for s in gs["seats"]]
+        return (view["started"], view["ended"], gs["round"], gs["pot"], gs["end_round"],
+                gs["replays"], gs["over"] is not None, seats)
+
+    events_of = msgspec.json.Decoder(list[Event]).decode
+    async with EmbeddedServer(Settings(rate=1000, burst=2000)) as srv:
+        match, tokens = await new_match(
+            srv.url, "five-card-trick", {"rounds": 12, "max_rounds": 12}, variant=variant)
+        raws, models = [], []
+        bots = [bot_factory("five-card-trick", "random")(random.Random(f"{variant}:{i}")) for i in range(2)]
+        for token in tokens:
+            raw = await Raw.open(srv.ws_url)
+            welcome = await raw.hello(match, token)
+            raws.append(raw)
+            models.append(welcome["view"])
+        compared, ended = 0, False
+        while not ended:
+            for seat, raw in enumerate(raws):
+                for command in bots[seat].act(models[seat]):
+                    await raw.send({"type": "command", "id": f"c{compared}-{seat}", "command": command})
+            for seat, raw in enumerate(raws):
+                while True:
+                    try:
+                        msg = await raw.recv(timeout=0.3)
+                    except TimeoutError:
+                        break
+                    assert msg["type"] != "rejected", msg
+                    if msg["type"] != "update":
+                        continue
+                    follow_events(models[seat], events_of(json.dumps(msg["events"]).encode()))
+                    assert read(models[seat]) == read(msg["view"]), msg["events"]
+                    compared += 1
+                    ended = ended or msg["view"]["ended"]
+        for raw in raws:
+            await raw.close()
+    assert compared > 40
