@@ -396,7 +396,10 @@ class MatchConnection:
     fast bot in a game of quick turns never runs into the server's rate limit.
 
     `route`: name the match in the websocket's URL (`/ws?match=<id>`), so that a server of
-    several workers serves the connection from the worker that owns the match."""
+    several workers serves the connection from the worker that owns the match.
+
+    `updates="events"`: the server's updates carry their events only, not the view
+    (docs/protocol.md); `view` is then the welcome's until `request_view` asks for it."""
 
     def __init__(
         self,
@@ -411,10 +414,14 @@ class MatchConnection:
         ping_interval: float | None = 20.0,
         audit: str | None = None,
         route: bool = True,
+        updates: str = "view",
     ) -> None:
         self.url = endpoints(url)[1]
         self.match = match
         self._route = route
+        if updates not in ("view", "events"):
+            raise ValueError(f'updates is "view" or "events", not {updates!r}')
+        self.updates = updates
         self.token = token
         self.audit = audit
         """The match's audit key: the hello asks for the full view (the host of a board it
@@ -449,6 +456,7 @@ class MatchConnection:
         self._closing = False
         self._tokens = COMMAND_BURST
         self._stamp = float("-inf")
+        self._views_received = 0  # `view` frames, the answers to request_view
 
     # -- lifecycle --
 
@@ -617,6 +625,23 @@ class MatchConnection:
             with contextlib.suppress(ConnectionClosed):
                 await self._ws.send(json.dumps({"type": "ping"}))
 
+    async def request_view(self, timeout: float | None = 30.0) -> dict[str, Any]:
+        """Ask the server for this viewer's view now and wait for it (`view` is set to
+        it, as an update's view would be; with `updates="events"` the way to a fresh one)."""
+        if self.closed or self._ws is None:
+            raise ConnectionError(f"connection ended: {self.close_reason}")
+        asked = self._views_received
+        await self._pace()
+        with contextlib.suppress(ConnectionClosed):
+            await self._ws.send(json.dumps({"type": "view"}))
+        async with self._changed:
+            await asyncio.wait_for(
+                self._changed.wait_for(lambda: self.closed or self._views_received > asked), timeout
+            )
+        if self._views_received == asked or self.view is None:
+            raise ConnectionError(f"connection ended: {self.close_reason}")
+        return self.view
+
     # -- internals --
 
     async def _open(self, since: int | str | None = None) -> dict[str, Any]:
@@ -638,6 +663,8 @@ class MatchConnection:
         if self.audit is not None:
             hello["full"] = True
             hello["audit"] = self.audit
+        if self.updates != "view":
+            hello["updates"] = self.updates
         try:
             await ws.send(json.dumps(hello))
             while True:
@@ -770,6 +797,12 @@ class MatchConnection:
             self._welcomed(message)
         elif kind == "receipt":
             self.receipts.append(message)
+        elif kind == "view":  # an answer to request_view: the view after update `seq`
+            if isinstance(message.get("view"), dict):
+                self.view = message["view"]
+            self._views_received += 1
+            async with self._changed:
+                self._changed.notify_all()
         elif kind == "resync":
             # The stream restarts from the server's log: its length and the view now. The
             # welcome is the stream's start from here on (later updates are live).

@@ -166,3 +166,32 @@ async def test_a_delayed_spectator_without_views(srv: EmbeddedServer) -> None:
     assert answer["seq"] == with_views[-1]["seq"]
     for raw in (a, b, watcher, bare):
         await raw.close()
+
+
+async def test_the_client_library_on_events_only(srv: EmbeddedServer) -> None:
+    from clients.client import MatchConnection
+
+    with pytest.raises(ValueError, match="updates"):
+        MatchConnection(srv.url, "m", updates="patches")
+    match, tokens = await new_match(srv.url, "toy", {"turn_ms": 60_000})
+    async with MatchConnection(srv.url, match, tokens[0], updates="events") as a, \
+            MatchConnection(srv.url, match, tokens[1]) as b:
+        welcome_view = a.view
+        assert welcome_view is not None
+        for _ in range(3):
+            assert (await a.send_command({"type": "add", "n": 1})).accepted
+            assert (await b.send_command({"type": "add", "n": 1})).accepted
+        assert a.view == welcome_view  # updates without a view leave it as it was
+        await a.drop()  # the resume's hello asks for events only again
+        assert (await a.send_command({"type": "add", "n": 1})).accepted
+        view = await a.request_view()
+        mine = await b.request_view()  # (b's own view, to compare the shared part)
+        assert view["game_state"] == mine["game_state"] and view["you"] == 0
+        seen: list[dict[str, Any]] = []
+        while a.backlog():
+            message = await a.recv()
+            assert message is not None
+            seen.append(message)
+        kinds = {m["type"] for m in seen}
+        assert "update" in kinds and "view" in kinds
+        assert all("view" not in m for m in seen if m["type"] == "update")
