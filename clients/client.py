@@ -627,7 +627,9 @@ class MatchConnection:
 
     async def request_view(self, timeout: float | None = 30.0) -> dict[str, Any]:
         """Ask the server for this viewer's view now and wait for it (`view` is set to
-        it, as an update's view would be; with `updates="events"` the way to a fresh one)."""
+        it, as an update's view would be; with `updates="events"` the way to a fresh one).
+        TimeoutError if none comes within `timeout` seconds (the request is paced with the
+        commands, so the server's frame limit does not drop it)."""
         if self.closed or self._ws is None:
             raise ConnectionError(f"connection ended: {self.close_reason}")
         asked = self._views_received
