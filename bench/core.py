@@ -1,6 +1,6 @@
 """What the match core costs a command, without sockets, a store or an event loop.
 
-    .venv/bin/python bench/core.py [--game five-card-trick] [--rounds 300] [--passes 7]
+    .venv/bin/python bench/core.py [--game five-card-trick] [--rounds 300] [--passes 7] [--updates view|events]
 
 A match of random bots is played through the engine (`clients.driver.simulate`, not
 timed); then its entries are proposed again one by one through a `MatchCore` (server/core.py)
@@ -8,7 +8,8 @@ created as a server creates it (log version 3, an audit key; the server's signin
 receipts are signed), as a server proposes and appends its own entries
 (`MatchCore.propose`, then `MatchCore.appended`), with every seat subscribed: the rules
 and the sealing, the fold's bookkeeping, each seat's update frame (its events and view,
-encoded) and the receipts. Prints microseconds per command (the fastest and the median of
+encoded; `--updates events`: its events only, as a hello asking for `"updates": "events"`
+gets them) and the receipts. Prints microseconds per command (the fastest and the median of
 `--passes` passes, each over a match of its own; the warm-up plays yet another).
 
 Instructions rather than seconds (repeatable on a loaded machine): `--once` makes one
@@ -68,11 +69,13 @@ def match_log(game: str, rounds: int, tag: str = "") -> tuple[Entry, list[Entry]
     return first, sim.entries[1:]
 
 
-def one_pass(first: Entry, rest: list[Entry], key: ServerKey, seats: int) -> float:
+def one_pass(
+    first: Entry, rest: list[Entry], key: ServerKey, seats: int, with_view: bool = True
+) -> float:
     """Seconds spent proposing and appending `rest` (the set-up not counted)."""
     core: MatchCore[int] = MatchCore(first, "1-0", key=key)
     for s in range(seats):
-        core.subscribe(s, Viewer(seat=s), None, {"type": "welcome"})
+        core.subscribe(s, Viewer(seat=s), None, {"type": "welcome"}, with_view)
     spent = 0.0
     for i, e in enumerate(rest, 2):
         t0 = time.perf_counter()
@@ -91,31 +94,35 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--passes", type=int, default=7)
     p.add_argument("--once", action="store_true", help="one pass inside functools.reduce (callgrind)")
     p.add_argument("--profile", action="store_true", help="cProfile one pass, by own time")
+    p.add_argument("--updates", choices=["view", "events"], default="view",
+                   help="what each seat's updates carry: the view too (default), or the events only")
     args = p.parse_args(argv)
+    with_view = args.updates == "view"
     key = ServerKey(Ed25519PrivateKey.from_private_bytes(b"\x02" * 32))
     seats = SEATS[args.game]
     # The warm-up (caches, the registry's imports) plays another match than the ones
     # measured: the projections keep parts of views by value, and a pass over the very
     # match just played would find them all kept, which no server sees.
-    one_pass(*match_log(args.game, args.rounds, "warm-up"), key, seats)
+    one_pass(*match_log(args.game, args.rounds, "warm-up"), key, seats, with_view)
     first, rest = match_log(args.game, args.rounds)
     commands = sum(1 for e in rest if e.kind == "command")
     if args.once:
-        functools.reduce(lambda acc, _: one_pass(first, rest, key, seats), range(1), 0.0)
+        functools.reduce(lambda acc, _: one_pass(first, rest, key, seats, with_view), range(1), 0.0)
         print(f"entries={len(rest)} commands={commands}")
         return 0
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
-        one_pass(first, rest, key, seats)
+        one_pass(first, rest, key, seats, with_view)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(30)
     per_command = []
     for i in range(args.passes):  # each pass a match of its own (see the warm-up)
         first, rest = match_log(args.game, args.rounds, f"pass {i}") if i else (first, rest)
         commands = sum(1 for e in rest if e.kind == "command")
-        per_command.append(one_pass(first, rest, key, seats) / commands)
-    print(f"{args.game}: {args.passes} matches of about {len(rest)} entries, {seats} seats subscribed; "
+        per_command.append(one_pass(first, rest, key, seats, with_view) / commands)
+    print(f"{args.game}: {args.passes} matches of about {len(rest)} entries, {seats} seats subscribed "
+          f"(updates: {args.updates}); "
           f"us per command: fastest {min(per_command) * 1e6:.1f}, "
           f"median {statistics.median(per_command) * 1e6:.1f}")
     return 0
