@@ -391,20 +391,27 @@ class MatchRunner:
         spectator delay releases them (server/delay.py), if it has one."""
         return self.view_now(SPECTATOR)
 
+    def _held_back(self, viewer: Viewer) -> DelayedFeed[Subscriber] | None:
+        """The match's spectator delay, if it holds `viewer`'s stream back now."""
+        if self.delayed is not None and delayed(viewer) and not self.current.ended:
+            return self.delayed
+        return None
+
     def view_now(self, viewer: Viewer) -> tuple[dict[str, Any], int]:
         """`viewer`'s view now and how many updates its stream has (a delayed spectator's:
         as the delay releases them, the updates due released to its subscribers first, so
         that the view is the one after the last update each of them was sent)."""
-        if self.delayed is not None and delayed(viewer) and not self.current.ended:
+        feed = self._held_back(viewer)
+        if feed is not None:
             now = now_ms()
             self._release_delayed(now)
-            return self.delayed.view(now), self.delayed.length(now)
+            return feed.view(now), feed.length(now)
         return self.view(viewer), self.streams.length(viewer)
 
     def view_frame(self, viewer: Viewer) -> bytes:
         """The answer to a `view` request: {"type": "view", "seq": ..., "view": ...} with
         `view_now`'s view and length (an undelayed view's JSON built as an update's is)."""
-        if self.delayed is not None and delayed(viewer) and not self.current.ended:
+        if self._held_back(viewer) is not None:
             view, seq = self.view_now(viewer)
             return msgspec.json.encode({"type": "view", "seq": seq, "view": view})
         seq = self.streams.length(viewer)
@@ -420,8 +427,9 @@ class MatchRunner:
             if self.released and not self.current.ended and not self.hub.keep(self):
                 return "the match was loaded again here meanwhile: say hello again"
             try:
-                if self.delayed is not None and delayed(sub.viewer) and not self.current.ended:
-                    frames = self.delayed.subscribe(sub, since, welcome, now_ms(), sub.with_view)
+                feed = self._held_back(sub.viewer)
+                if feed is not None:
+                    frames = feed.subscribe(sub, since, welcome, now_ms(), sub.with_view)
                 else:
                     frames = self.core.subscribe(sub, sub.viewer, since, welcome, sub.with_view)
             except SinceOutOfRange as exc:
