@@ -1207,8 +1207,8 @@ def main(argv: list[str] | None = None) -> int:
                    "kernel's choice of worker serves each connection (server/route.py)")
     p.add_argument("--updates", choices=["view", "events"], default="view",
                    help="what the seats' hello asks each update to carry (docs/protocol.md): "
-                   "the whole view (default), or the events only, the seat asking for the view "
-                   "when a round starts (five-card-trick)")
+                   "the whole view (default), or the events only, each seat keeping the view "
+                   "up to date from them and asking for it after a rejection (five-card-trick)")
     p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
     p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
     p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",
