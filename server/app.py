@@ -48,6 +48,7 @@ from server.hub import (
 from server.ids import new_match_id, new_seat_token
 from server.limits import CLOSE_TOO_MANY_CONNECTIONS, Lease
 from server.messages import (
+    PROTOCOL,
     SEAT_CLAIM_FIELDS,
     Ack,
     Command,
@@ -270,6 +271,7 @@ async def home(request: Request) -> Response:
     if wants_json(request):
         return JSONResponse({
             "name": "daedalus",
+            "protocol": PROTOCOL,
             "games": [
                 {"name": name, "title": h.rules.title, "variants": [v.name for v in h.rules.variants]}
                 for name, h in GAMES.items()
@@ -940,6 +942,7 @@ class Connection:
             "variant": runner.current.variant,
             "role": "auditor" if msg.full else "player" if seat is not None else "spectator",
             "seat": seat,
+            "protocol": PROTOCOL,
         }
         since = None if msg.since == "now" else msg.since
         limits = self.hub.limits

@@ -19,6 +19,14 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+PROTOCOL = 2
+"""The version of this protocol, given in every welcome (`protocol`) and in the index of
+GET /. Version 1 (welcomes without `protocol`): every update carries the viewer's view.
+Version 2: a hello may ask for its updates without the view (`"updates": "events"`), and
+a viewer may ask for its view at any time (`view`, answered by a `view` frame). A later
+version only adds: a client written for version N works with any server of version N or
+more."""
+
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"
 
@@ -131,8 +139,8 @@ class SpectatorDelay(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=T
 
 
 class Welcome(_Message, tag="welcome"):
-    """The answer to a hello: who the viewer is, how many updates its stream has now
-    (`seq`) and its view now; for a player (and, once the match is over, every viewer)
+    """The answer to a hello: the version of the protocol the server speaks (`protocol`),
+    who the viewer is, how many updates its stream has now (`seq`) and its view now; for a player (and, once the match is over, every viewer)
     the `receipt` of the latest checkpoint, once the match has started; for a spectator
     of a match with a spectator delay, before its end, the `delay` its stream and view
     are held back by."""
@@ -142,6 +150,7 @@ class Welcome(_Message, tag="welcome"):
     variant: str
     role: Literal["player", "spectator", "auditor"]
     seat: int | None
+    protocol: Annotated[int, Meta(ge=2)]
     seq: int
     view: View
     receipt: Receipt | UnsetType = UNSET

@@ -195,3 +195,22 @@ async def test_the_client_library_on_events_only(srv: EmbeddedServer) -> None:
         kinds = {m["type"] for m in seen}
         assert "update" in kinds and "view" in kinds
         assert all("view" not in m for m in seen if m["type"] == "update")
+
+
+async def test_the_protocol_version_is_in_every_welcome_and_in_the_index(srv: EmbeddedServer) -> None:
+    """A client can tell whether the server knows `"updates": "events"` and `view` before
+    it asks for them: version 2 (docs/protocol.md, Versions)."""
+    import httpx
+
+    from server.messages import PROTOCOL
+
+    assert PROTOCOL == 2
+    match, tokens = await new_match(srv.url, "toy", {"turn_ms": 60_000})
+    for token, updates in [(tokens[0], None), (None, "events")]:
+        raw, welcome = await joined(srv, match, token, updates)
+        assert welcome["protocol"] == PROTOCOL
+        server_decoder.decode(json.dumps(welcome))  # the schema's Welcome: protocol >= 2
+        await raw.close()
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        index = (await http.get("/", headers={"accept": "application/json"})).json()
+    assert index["protocol"] == PROTOCOL
