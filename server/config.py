@@ -145,8 +145,9 @@ class Settings:
     # is kept for `expired_record_ttl` seconds (GET /matches/{id} answers 410 meanwhile).
     unfilled_ttl: float = field(default_factory=_unfilled_ttl_from_env)
     expired_record_ttl: float = 7 * 86400.0
-    # A viewer's send queue: past this many waiting messages the reader is too slow and
-    # the connection is closed with 4008 (it resumes from its last seq).
+    # A viewer's send queue: past this many waiting updates, or this many waiting answers
+    # to its own messages, the reader is too slow and the connection is closed with 4008
+    # (it resumes from its last seq). Its catch-up after a hello waits without a bound.
     send_queue: int = 512
     hello_timeout: float = 10.0
     # `GET /health` answers within this many seconds: 503 when the store has not answered

@@ -56,14 +56,20 @@ def token_digest(token: str) -> str:
 
 
 class SendQueue:
-    """A viewer's outgoing frames: bounded for live traffic, not for its own catch-up.
+    """A viewer's outgoing frames: bounded for live traffic and for the answers to the
+    client's own messages, not for its own catch-up.
 
     With `direct` (the connection's SEND_TEXT, server/coalesce.py), a frame pushed while
     nothing waits before it is written to the socket at once, without waking the
     connection's sender task (a future and a task switch a frame); when `direct` declines
     (the socket's buffer is full, the connection closing) it queues as any other, so a
     slow reader still fills the queue. The sender marks the frame it sends the usual way
-    as `sending`, so that no frame overtakes it."""
+    as `sending`, so that no frame overtakes it.
+
+    A live frame finding `limit` frames waiting, or an answer (`answer`: a view, a pong,
+    an ack, an error) finding `limit` answers waiting, overflows the queue: the reader is
+    too slow, and gets nothing more. Answers are counted apart, so that a client still
+    catching up on a long backlog (which waits unbounded) may send a command or a ping."""
 
     def __init__(self, limit: int, direct: Callable[[bytes], bool] | None = None) -> None:
         self.limit = limit
@@ -74,6 +80,11 @@ class SendQueue:
         self.overflowed = asyncio.Event()
         self.close_code: int | None = None  # see close
         self.close_reason = ""
+        # The answers waiting: the number each was queued as (frames are numbered as
+        # they are queued, `_queued`, and taken, `_taken`).
+        self._answers: collections.deque[int] = collections.deque()
+        self._queued = 0
+        self._taken = 0
 
     def push(self, frame: bytes, *, bounded: bool = True) -> None:
         if self.overflowed.is_set():
@@ -82,12 +93,36 @@ class SendQueue:
         if direct is not None and not self._items and not self.sending and direct(frame):
             return
         if bounded and len(self._items) >= self.limit:
-            self.overflowed.set()
-            self._items.clear()
-            self._items.append(None)
-            self._ready.set()
+            self._overflow()
             return
         self._items.append(frame)
+        self._queued += 1
+        self._ready.set()
+
+    def answer(self, frame: bytes) -> None:
+        """Queue the answer to one of the client's own messages."""
+        if self.overflowed.is_set():
+            return
+        direct = self.direct
+        if direct is not None and not self._items and not self.sending and direct(frame):
+            return
+        answers, taken = self._answers, self._taken
+        while answers and answers[0] < taken:
+            answers.popleft()
+        if len(answers) >= self.limit:
+            self._overflow()
+            return
+        answers.append(self._queued)
+        self._items.append(frame)
+        self._queued += 1
+        self._ready.set()
+
+    def _overflow(self) -> None:
+        self.overflowed.set()
+        self._items.clear()
+        self._answers.clear()
+        self._items.append(None)
+        self._queued = self._taken = 0
         self._ready.set()
 
     def close(self, code: int | None = None, reason: str = "") -> None:
@@ -95,12 +130,14 @@ class SendQueue:
         if code is not None and self.close_code is None:
             self.close_code, self.close_reason = code, reason
         self._items.append(None)
+        self._queued += 1
         self._ready.set()
 
     async def get(self) -> bytes | None:
         while not self._items:
             self._ready.clear()
             await self._ready.wait()
+        self._taken += 1
         return self._items.popleft()
 
 

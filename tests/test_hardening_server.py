@@ -270,6 +270,39 @@ async def test_a_client_that_stops_reading_is_closed_with_4008_after_what_was_se
         await again.close()
 
 
+async def test_a_client_that_asks_and_never_reads_the_answers_is_closed_as_too_slow() -> None:
+    """Failed before: the answers to a client's own messages (a `view` above all, a few
+    kilobytes each; pongs, errors) were queued without bound behind a socket it no longer
+    read, so a client asking for its view twenty times a second and reading nothing grew
+    the server's memory for as long as it stayed. Its answers now count as its updates
+    do: `send_queue` of them waiting, and it is closed with 4008."""
+    async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_queue=16)) as srv:
+        m, tokens = await new_match(srv.url, "toy", {"turn_ms": 600_000})
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        slow = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, close_timeout=0.5)
+        await slow.send(json.dumps({"type": "hello", "match": m, "token": tokens[0], "updates": "events"}))
+        assert json.loads(await slow.recv())["type"] == "welcome"  # then it reads no more
+        runner = await srv.app.state.hub.runner(m)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        queued = 0
+        # (until its queue overflows, and the connection ends: it is no subscriber then)
+        while runner.subscribers and not any(s.queue.overflowed.is_set() for s in runner.subscribers):
+            assert loop.time() - start < 30, f"still open with {queued} answers queued"
+            for _ in range(50):
+                await slow.send('{"type":"view"}')
+                await slow.send('{"type":"ping"}')
+            await asyncio.sleep(0.02)
+            queued = max((len(s.queue._items) for s in runner.subscribers), default=0)
+            assert queued <= 17, "the answers waiting are bounded as the updates are"
+        with pytest.raises(websockets.ConnectionClosed) as info:
+            while True:
+                await asyncio.wait_for(slow.recv(), 10)
+        assert info.value.rcvd is not None and info.value.rcvd.code == 4008
+
+
 async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(
     srv: EmbeddedServer,
 ) -> None:

@@ -241,3 +241,38 @@ async def test_a_reader_too_slow_for_the_socket_still_overflows_the_queue() -> N
     socket.open = True
     q.push(b"5")
     assert socket.written == []
+
+
+async def test_answers_are_bounded_apart_from_a_catch_up_and_free_their_place_when_sent() -> None:
+    """The answers to a client's own messages (server/app.py's `reply`) wait in order
+    with its updates, but are counted apart: a long catch-up waiting does not make an
+    answer overflow the queue, `limit` answers waiting do, and an answer sent frees its
+    place."""
+    socket = Socket()
+    socket.open = False
+    q = SendQueue(3, socket)
+    for i in range(10):
+        q.push(b"catch-up %d" % i, bounded=False)
+    q.answer(b"pong 1")
+    q.answer(b"pong 2")
+    assert not q.overflowed.is_set()
+    for i in range(10):
+        assert await q.get() == b"catch-up %d" % i
+    assert await q.get() == b"pong 1"  # in order, and its place freed
+    q.answer(b"view 3")
+    q.answer(b"view 4")  # three waiting: "pong 2", "view 3", "view 4"
+    assert not q.overflowed.is_set()
+    q.answer(b"view 5")
+    assert q.overflowed.is_set() and await q.get() is None
+    q.answer(b"view 6")  # nothing after the overflow
+    socket.open = True
+    q.answer(b"view 7")
+    assert socket.written == []
+
+
+async def test_an_answer_goes_straight_to_the_socket_when_nothing_waits() -> None:
+    socket = Socket()
+    q = SendQueue(1, socket)
+    for i in range(5):
+        q.answer(b"%d" % i)
+    assert socket.written == [b"0", b"1", b"2", b"3", b"4"] and not q.overflowed.is_set()
