@@ -321,3 +321,156 @@ def test_the_websockets_parser_is_between_frames_only_at_a_frame_boundary() -> N
         p.receive_data(frame[cut:])
         assert _between_frames(p.parser) and not p.reader.buffer
     assert [e.data for e in p.events_received()] == [b"x" * 300] * 5
+
+
+# --- RECEIVE against the websockets parser, on random traffic ------------------------------
+
+
+class _Server:
+    """A uvicorn server on the protocol the server runs, in a thread of its own, whose
+    endpoint records every message RECEIVE gives, by connection (`?c=N`)."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+        from starlette.applications import Starlette
+        from starlette.routing import WebSocketRoute
+        from starlette.websockets import WebSocket
+
+        from server.coalesce import RECEIVE
+        from server.main import _ws_protocol
+
+        self.got: dict[str, list[object]] = {}
+        self.changed = threading.Condition()
+
+        async def endpoint(ws: WebSocket) -> None:
+            await ws.accept()
+            key = ws.query_params["c"]
+            receive = ws.scope["extensions"][RECEIVE]
+            while True:
+                data = await receive()
+                with self.changed:
+                    self.got.setdefault(key, []).append(data)
+                    self.changed.notify_all()
+                if data is None:
+                    return
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(
+            Starlette(routes=[WebSocketRoute("/ws", endpoint)]), host="127.0.0.1",
+            port=self.port, ws=_ws_protocol("websockets-sansio"),
+            ws_per_message_deflate=False, log_level="warning", lifespan="off",
+        ))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            threading.Event().wait(0.01)
+
+    def messages(self, key: str, count: int, timeout: float = 5.0) -> list[object]:
+        with self.changed:
+            self.changed.wait_for(lambda: len(self.got.get(key, [])) >= count, timeout)
+            return list(self.got.get(key, []))
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def receiving() -> Any:
+    server = _Server()
+    yield server
+    server.stop()
+
+
+def _message_frames() -> Any:
+    """Strategy: (the messages a client sends, each as str or bytes; its frames, masked:
+    text and binary, whole or in fragments, some with a ping before them)."""
+    from hypothesis import strategies as st
+    from websockets.frames import Frame, Opcode
+
+    sizes = st.one_of(st.integers(0, 130), st.sampled_from([125, 126, 127, 65535]), st.integers(131, 70_000))
+
+    @st.composite
+    def one(draw: Any) -> tuple[object, list[bytes]]:
+        size = draw(sizes)  # the payload's bytes
+        data: object
+        if draw(st.integers(0, 3)) == 0:  # a quarter binary
+            start = draw(st.integers(0, 255))
+            data = payload = (bytes(range(256)) * (size // 256 + 2))[start : start + size]
+        else:  # text of one- to four-byte characters
+            chars = draw(st.sampled_from(["a", "é", "€", "𝄞", 'a{"}é']))
+            reps = size // len(chars.encode())
+            data = chars * reps + "x" * (size - reps * len(chars.encode()))
+            payload = data.encode()
+        # A quarter in fragments cut anywhere in the payload (in a character too: the
+        # message is whole).
+        cuts: list[int] = []
+        if size > 1 and draw(st.integers(0, 3)) == 0:
+            cuts = sorted(set(draw(st.lists(st.integers(1, size - 1), min_size=1, max_size=2))))
+        parts = [payload[a:b] for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
+        frames = []
+        if draw(st.integers(0, 3)) == 0:
+            frames.append(Frame(Opcode.PING, b"p").serialize(mask=True))
+        for i, part in enumerate(parts):
+            opcode = (Opcode.BINARY if isinstance(data, bytes) else Opcode.TEXT) if i == 0 else Opcode.CONT
+            frames.append(Frame(opcode, part, fin=i == len(parts) - 1).serialize(mask=True))
+        return data, frames
+
+    return st.lists(one(), min_size=1, max_size=8)
+
+
+def test_receive_gives_what_the_websockets_parser_would_on_random_traffic(receiving: _Server) -> None:
+    """Messages of every length class (7-bit, 16-bit and 64-bit lengths), text (one- to
+    four-byte UTF-8) and binary, whole or fragmented, with pings between them, written in
+    chunks cut anywhere (in a header, a mask, a payload, between frames): RECEIVE gives
+    every message, in order, whichever parser read it."""
+    import base64
+    import itertools
+    import os
+    import socket
+    import time
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    ids = itertools.count()
+
+    @settings(max_examples=60, deadline=None)
+    @given(messages=_message_frames(), data=st.data())
+    def check(messages: list[tuple[object, list[bytes]]], data: Any) -> None:
+        frames = [f for _, fs in messages for f in fs]
+        stream = b"".join(frames)
+        # Chunks cut between frames (each boundary, one time in two) and anywhere (up to
+        # three cuts: in a header, a mask, a payload).
+        boundaries = list(itertools.accumulate(len(f) for f in frames))[:-1]
+        cuts = sorted(
+            {b for b in boundaries if data.draw(st.booleans())}
+            | set(data.draw(st.lists(st.integers(1, max(1, len(stream) - 1)), max_size=3)))
+        )
+        chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+        key = str(next(ids))
+        with socket.create_connection(("127.0.0.1", receiving.port)) as sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            handshake = (
+                f"GET /ws?c={key} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            )
+            sock.sendall(handshake.encode())
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                answer += sock.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 101"), answer
+            for chunk in chunks:
+                sock.sendall(chunk)
+                time.sleep(0.002)  # each chunk a read of its own, mostly
+            got = receiving.messages(key, len(messages))
+        assert got[: len(messages)] == [m for m, _ in messages]
+
+    check()
+
