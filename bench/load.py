@@ -20,8 +20,10 @@ asked once a round and after a rejection); bots are `clients.bots` bots (random 
 client processes, which share the machine with the server). With `--updates events` the seats'
 hello asks for updates without the view (docs/protocol.md): each seat keeps the welcome's view
 up to date from the events itself (`follow_events`), as a client with its own model does, and
-asks for the view only after a rejection. The server's frame limits are raised for every run
-(its bots play a dozen rounds a second).
+asks for the view only after a rejection; a Keys to Success seat asks for its view after the
+updates that may make its bot act (a round begins or ends, the chat, the vote, the end), not
+after another player's submission. The server's frame limits are raised for every run (its
+bots play a dozen rounds a second).
 
 Two phases, each against a fresh server process (redis flushed in between):
 
@@ -234,7 +236,7 @@ class PhaseConfig:
     game: str = GAME
     client_loop: str = "uvloop"  # the client processes' event loop: "uvloop" or "asyncio"
     route: bool = True  # the match in the websocket's URL (a worker of several serves it)
-    updates: str = "view"  # the hello's "updates": "view" or "events" (Five-Card Trick seats)
+    updates: str = "view"  # the hello's "updates": "view" or "events"
 
 
 @dataclass
@@ -340,6 +342,7 @@ class Seat:
     in the callback of the data that completed it, and a command is sent from there."""
 
     def __init__(self, match: Match, seat: int, token: str, bot: Any) -> None:
+        self.frame = b""  # the latest update's bytes
         self.match = match
         self.worker = match.worker
         self.seat = seat
@@ -426,6 +429,11 @@ class Seat:
     async def act(self) -> None:
         self.act_now()
 
+    def _ask(self) -> None:
+        """Ask for the view (events only)."""
+        assert self.ws is not None
+        self.ws.send(b'{"type":"view"}')
+
     def _take(self, msg: Message) -> bool:
         """Take an update's view as the latest (False: an update seen already)."""
         if msg.seq <= self.last_seq:
@@ -486,6 +494,7 @@ class Seat:
         msg = worker.decode(data)
         kind = msg.type
         if kind == "update":
+            self.frame = data  # (a seat that reads more of it than `Message` does)
             self.on_update(msg, now)
             self.changed.set()
             if self.live and self.closed_loop:
@@ -507,8 +516,7 @@ class Seat:
             if not accepted:
                 self.asked = None  # the bot may send again in this round
                 if self.bare:  # (decided again on the server's view, not the model)
-                    assert self.ws is not None
-                    self.ws.send(b'{"type":"view"}')
+                    self._ask()
                 elif self.live and self.closed_loop:
                     self.act_now()
         elif kind == "view":
@@ -614,10 +622,41 @@ KTS_SEATS = 13
 KTS_VARIANTS = ("keys-to-success", "gatekeeping")
 
 
+# The events after which a Keys to Success seat on events only asks for its view: those
+# after which its bot may act (a round begins or ends, the vote, the end), not its own
+# submission; a chat message it adds to the view it has (`follow_chat`).
+KTS_VIEW_AFTER = frozenset({
+    "match_started", "round_started", "round_resolved", "play_ended", "vote_cast",
+    "game_over", "match_ended",
+})
+
+
+def follow_chat(view: dict[str, Any], seat: int, events: list[dict[str, Any]]) -> bool:
+    """Add an update's chat messages to a Keys to Success player's view (the round's
+    chat, as the view shows it: each message as its event; the sender's own messages
+    left): what a client on events only does with them. Whether there was one."""
+    gs = view["game_state"]
+    found = False
+    for event in events:
+        if event.get("type") == "chat":
+            found = True
+            gs["chat"].append(event)
+            me = gs.get("me")
+            if event.get("seat") == seat and isinstance(me, dict):
+                me["chats_left"] = max(0, me["chats_left"] - 1)
+    return found
+
+
 class KtsSeat(Seat):
     """A Keys to Success seat. Its stream's seqs are its own (docs/protocol.md), so the
     completing command is found in the sender's stream (the ack's seq is the update that
-    carries the round_resolved), and the rounds are matched across seats by number."""
+    carries the round_resolved), and the rounds are matched across seats by number.
+
+    On `--updates events` it asks for its view (`view`) after the updates whose events may
+    make its bot act (KTS_VIEW_AFTER; one request in flight at a time, asked again when
+    more came meanwhile) and adds chat messages to the view it has (`follow_chat`); its
+    bot acts on each view that comes back and after each chat message, as on every
+    update with views."""
 
     def __init__(self, match: KtsMatch, seat: int, token: str, bot: Any) -> None:
         super().__init__(match, seat, token, bot)  # type: ignore[arg-type]
@@ -627,6 +666,9 @@ class KtsSeat(Seat):
         self.ack_seqs: dict[int, float] = {}  # own seq -> send time, not yet seen as update
         self.resolved_seqs: dict[int, int] = {}  # own seq -> round resolved there, not yet acked
         self.round_seen = 0
+        self.asking = False  # (events only) a view request is in flight
+        self.ask_again = False  # (events only) and another is due when it is answered
+        self.fresh = False  # (events only) a view has come that the bot has not acted on
 
     def acked(self, seq: int, sent_at: float) -> None:
         r = self.resolved_seqs.pop(seq, None)
@@ -637,12 +679,35 @@ class KtsSeat(Seat):
 
     def act_now(self) -> None:
         """A Keys to Success bot may send several commands a round (chat, a submission,
-        votes): it is asked on every update, as a seat of the protocol's clients would."""
+        votes): it is asked on every update, as a seat of the protocol's clients would (on
+        events only: on every view that comes)."""
+        if self.bare:
+            if not self.fresh or self.asking:
+                return
+            self.fresh = False
         view = self.view
         if view is None or view.get("ended"):
             return
         for command in self.bot.act(view):
             self.send_now(command)
+
+    def _ask(self) -> None:
+        if self.asking:
+            self.ask_again = True
+            return
+        self.asking = True
+        assert self.ws is not None
+        self.ws.send(b'{"type":"view"}')
+
+    def _take_view(self, raw: msgspec.Raw) -> None:
+        self.view_raw = None
+        self._view = view = _decode_view(raw)
+        self.fresh = True
+        self.asking = False
+        if self.ask_again:
+            self.ask_again = False
+            self._ask()
+        self._seen(view)
 
     def on_update(self, msg: Message, now: float) -> None:
         if not self._take(msg):
@@ -650,19 +715,34 @@ class KtsSeat(Seat):
         seq = msg.seq
         m = self.kmatch
         resolved = None
+        ask = False
         for event in msg.events:
             if event.type == "round_resolved":
                 resolved = int(event.round)
                 self.round_seen = resolved
                 m.resolved(resolved, self.seat, now)
+            if event.type in KTS_VIEW_AFTER:
+                ask = True
         sent_at = self.ack_seqs.pop(seq, None)
         if resolved is not None:
             if sent_at is not None:
                 m.completed(resolved, sent_at)
             else:
                 self.resolved_seqs[seq] = resolved
+        if self.bare:
+            if ask:
+                self._ask()
+            elif any(e.type == "chat" for e in msg.events) and self._view is not None:
+                follow_chat(self._view, self.seat, _decode_view(self.frame)["events"])
+                self.fresh = True
+            return
         view = self.view
         assert view is not None
+        self._seen(view)
+
+    def _seen(self, view: dict[str, Any]) -> None:
+        """What the bench reads of a view: whether the seat escaped, whether it ended."""
+        m = self.kmatch
         gs = view.get("game_state")
         me = gs.get("me") if isinstance(gs, dict) else None
         if me and me.get("escaped") and self.seat not in m.escaped_after:
@@ -1207,8 +1287,9 @@ def main(argv: list[str] | None = None) -> int:
                    "kernel's choice of worker serves each connection (server/route.py)")
     p.add_argument("--updates", choices=["view", "events"], default="view",
                    help="what the seats' hello asks each update to carry (docs/protocol.md): "
-                   "the whole view (default), or the events only, each seat keeping the view "
-                   "up to date from them and asking for it after a rejection (five-card-trick)")
+                   "the whole view (default), or the events only (a five-card-trick seat keeps "
+                   "the view up to date from them and asks for it after a rejection; a "
+                   "keys-to-success seat asks for it after the updates its bot may act on)")
     p.add_argument("--bot", action="append", default=[], help="bot per seat (default: random random)")
     p.add_argument("--rounds", type=int, default=1000, help="scheduled rounds of each match")
     p.add_argument("--appendfsync", choices=["off", "everysec", "always"], default="everysec",
@@ -1246,8 +1327,6 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--matches, --clients, --workers, --rate and --duration must be positive")
     if args.duration + args.warmup > 600:
         p.error("a phase is at most 600 s")
-    if kts and args.updates != "view":
-        p.error("--updates events is for five-card-trick (a Keys to Success seat decides on every update)")
 
     workdir = tempfile.mkdtemp(prefix="daedalus-load-")
     redis: Redis | None = None

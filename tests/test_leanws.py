@@ -111,13 +111,17 @@ async def test_a_refused_upgrade_is_a_handshake_error() -> None:
             await LeanSocket.connect(url, Inbox(), timeout=5)
 
 
-@pytest.mark.parametrize("updates", ["view", "events"])
-def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any, updates: str) -> None:
+@pytest.mark.parametrize(("game", "updates"), [
+    ("five-card-trick", "view"), ("five-card-trick", "events"), ("keys-to-success", "events"),
+])
+def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any, game: str, updates: str) -> None:
     """bench/load.py, briefly: bot seats on LeanSocket play closed and open loops (it starts
     its own redis-server; the fixture only says whether this machine has one), their
-    updates with the view or the events only."""
-    cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "-k", "6", "--warmup", "0.5",
-           "--duration", "1.5", "--rate", "40", "--updates", updates]
+    updates with the view or the events only; Keys to Success's 13-seat matches too, one
+    after another."""
+    k, rate = ("6", "40") if game == "five-card-trick" else ("2", "30")
+    cmd = [sys.executable, str(ROOT / "bench" / "load.py"), "--game", game, "-k", k,
+           "--warmup", "0.5", "--duration", "1.5", "--rate", rate, "--updates", updates]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -132,6 +136,56 @@ def test_load_bench_runs_both_phases_against_a_real_server(real_redis: Any, upda
         section = proc.stdout.split(f"== {phase}")[1]
         assert "errors 0" in section.split("\n")[1] or "rate_limited" in section.split("\n")[1]
         assert "rejected 0" in section
+
+
+@pytest.mark.parametrize("variant", ["keys-to-success", "gatekeeping"])
+def test_a_keys_to_success_seat_on_events_only_keeps_the_chat_a_bot_reads(variant: str) -> None:
+    """bench/load.py's Keys to Success seats on `--updates events` ask for their view after
+    the updates KTS_VIEW_AFTER names and add chat messages to the view they have
+    (follow_chat): after every update, the round's chat and the messages left are the
+    server's, for every seat, over whole matches."""
+    import json
+    import random
+
+    import msgspec
+
+    from bench.load import KTS_VIEW_AFTER, follow_chat
+    from clients.bots import BOTS, simulate
+    from domain import engine
+    from projections.common import match_view, project_events
+    from projections.contract import Viewer
+    from projections.registry import hosted
+
+    game = "keys-to-success"
+    h = hosted(game)
+    followed = 0
+    for m in range(2):
+        bots = [BOTS[game]["heuristic" if i % 2 else "random"](random.Random(f"{variant}:{m}:{i}"))
+                for i in range(13)]
+        sim = simulate(game, bots, variant=variant, seed=bytes([m + 1]) * 32)
+        ms = engine.open_match(h.rules, sim.entries[0])
+
+        def view_of(ms: engine.MatchState, seat: int) -> dict[str, Any]:
+            return json.loads(msgspec.json.encode(match_view(h.views, ms, Viewer(seat=seat))))
+
+        models = [view_of(ms, seat) for seat in range(13)]
+        for entry in sim.entries[1:]:
+            ms, outcome = engine.apply(ms, entry)
+            for seat in range(13):
+                events = json.loads(msgspec.json.encode(project_events(h.views, ms, outcome, Viewer(seat=seat))))
+                if not events:
+                    continue
+                server = view_of(ms, seat)
+                if any(e["type"] in KTS_VIEW_AFTER for e in events):
+                    models[seat] = server  # (asked for)
+                    continue
+                if follow_chat(models[seat], seat, events):
+                    followed += 1
+                mine, theirs = models[seat]["game_state"], server["game_state"]
+                assert mine["chat"] == theirs["chat"], events
+                if theirs.get("me") is not None:
+                    assert mine["me"]["chats_left"] == theirs["me"]["chats_left"], events
+    assert followed > 50
 
 
 @pytest.mark.parametrize("variant", ["dm12", "gauntlet", "setnas-curse"])
