@@ -121,8 +121,8 @@ class SendQueue:
         self.overflowed.set()
         self._items.clear()
         self._answers.clear()
-        self._items.append(None)
-        self._queued = self._taken = 0
+        self._items.append(None)  # (all that is left to take: the close)
+        self._queued, self._taken = 1, 0
         self._ready.set()
 
     def close(self, code: int | None = None, reason: str = "") -> None:
