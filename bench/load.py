@@ -21,9 +21,9 @@ client processes, which share the machine with the server). With `--updates even
 hello asks for updates without the view (docs/protocol.md): each seat keeps the welcome's view
 up to date from the events itself (`follow_events`), as a client with its own model does, and
 asks for the view only after a rejection; a Keys to Success seat asks for its view after the
-updates that may make its bot act (a round begins or ends, the chat, the vote, the end), not
-after another player's submission. The server's frame limits are raised for every run (its
-bots play a dozen rounds a second).
+updates that may make its bot act (a round begins or ends, the vote, the end) and adds its
+level's chat messages to the view it has. The server's frame limits are raised for every run
+(its bots play a dozen rounds a second).
 
 Two phases, each against a fresh server process (redis flushed in between):
 
