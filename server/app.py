@@ -801,7 +801,7 @@ class Connection:
         self.seat: int | None = None
 
     def reply(self, frame: bytes) -> None:
-        self.queue.answer(frame)
+        self.queue.push(frame, answer=True)
 
     async def sender(self) -> None:
         direct, queue = self.direct, self.queue

@@ -66,10 +66,10 @@ class SendQueue:
     slow reader still fills the queue. The sender marks the frame it sends the usual way
     as `sending`, so that no frame overtakes it.
 
-    A live frame finding `limit` frames waiting, or an answer (`answer`: a view, a pong,
-    an ack, an error) finding `limit` answers waiting, overflows the queue: the reader is
-    too slow, and gets nothing more. Answers are counted apart, so that a client still
-    catching up on a long backlog (which waits unbounded) may send a command or a ping."""
+    A live frame finding `limit` frames waiting, or an answer (a view, a pong, an ack, an
+    error) finding `limit` answers waiting, overflows the queue: the reader is too slow,
+    and gets nothing more. Answers are counted apart, so that a client still catching up
+    on a long backlog (which waits unbounded) may send a command or a ping."""
 
     def __init__(self, limit: int, direct: Callable[[bytes], bool] | None = None) -> None:
         self.limit = limit
@@ -86,33 +86,25 @@ class SendQueue:
         self._queued = 0
         self._taken = 0
 
-    def push(self, frame: bytes, *, bounded: bool = True) -> None:
+    def push(self, frame: bytes, *, bounded: bool = True, answer: bool = False) -> None:
+        """Send `frame` after those before it: a live one (`bounded`), one of a catch-up
+        (not `bounded`), or the answer to one of the client's own messages (`answer`)."""
         if self.overflowed.is_set():
             return
         direct = self.direct
         if direct is not None and not self._items and not self.sending and direct(frame):
             return
-        if bounded and len(self._items) >= self.limit:
+        if answer:
+            answers, taken = self._answers, self._taken
+            while answers and answers[0] < taken:
+                answers.popleft()
+            if len(answers) >= self.limit:
+                self._overflow()
+                return
+            answers.append(self._queued)
+        elif bounded and len(self._items) >= self.limit:
             self._overflow()
             return
-        self._items.append(frame)
-        self._queued += 1
-        self._ready.set()
-
-    def answer(self, frame: bytes) -> None:
-        """Queue the answer to one of the client's own messages."""
-        if self.overflowed.is_set():
-            return
-        direct = self.direct
-        if direct is not None and not self._items and not self.sending and direct(frame):
-            return
-        answers, taken = self._answers, self._taken
-        while answers and answers[0] < taken:
-            answers.popleft()
-        if len(answers) >= self.limit:
-            self._overflow()
-            return
-        answers.append(self._queued)
         self._items.append(frame)
         self._queued += 1
         self._ready.set()

@@ -253,20 +253,20 @@ async def test_answers_are_bounded_apart_from_a_catch_up_and_free_their_place_wh
     q = SendQueue(3, socket)
     for i in range(10):
         q.push(b"catch-up %d" % i, bounded=False)
-    q.answer(b"pong 1")
-    q.answer(b"pong 2")
+    q.push(b"pong 1", answer=True)
+    q.push(b"pong 2", answer=True)
     assert not q.overflowed.is_set()
     for i in range(10):
         assert await q.get() == b"catch-up %d" % i
     assert await q.get() == b"pong 1"  # in order, and its place freed
-    q.answer(b"view 3")
-    q.answer(b"view 4")  # three waiting: "pong 2", "view 3", "view 4"
+    q.push(b"view 3", answer=True)
+    q.push(b"view 4", answer=True)  # three waiting: "pong 2", "view 3", "view 4"
     assert not q.overflowed.is_set()
-    q.answer(b"view 5")
+    q.push(b"view 5", answer=True)
     assert q.overflowed.is_set() and await q.get() is None
-    q.answer(b"view 6")  # nothing after the overflow
+    q.push(b"view 6", answer=True)  # nothing after the overflow
     socket.open = True
-    q.answer(b"view 7")
+    q.push(b"view 7", answer=True)
     assert socket.written == []
 
 
@@ -274,5 +274,5 @@ async def test_an_answer_goes_straight_to_the_socket_when_nothing_waits() -> Non
     socket = Socket()
     q = SendQueue(1, socket)
     for i in range(5):
-        q.answer(b"%d" % i)
+        q.push(b"%d" % i, answer=True)
     assert socket.written == [b"0", b"1", b"2", b"3", b"4"] and not q.overflowed.is_set()
