@@ -34,11 +34,14 @@ def _ws_protocol(name: str) -> type[asyncio.Protocol]:
 
 
 def _http_protocol() -> type[asyncio.Protocol]:
-    """uvicorn's own choice of HTTP protocol class (its `auto`)."""
-    from uvicorn.config import HTTP_PROTOCOLS
-    from uvicorn.importer import import_from_string
+    """uvicorn's h11 protocol, whatever else is installed. uvicorn's `auto` would take
+    httptools where it is installed (by `uvicorn[standard]`, say), which reads a request's
+    line and headers without a bound (one endless header grew a server by 200 MB in a
+    test; h11 refuses an unfinished request past 16 KiB), and on which server/route.py
+    cannot hand a kept-alive connection over between two requests."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    return import_from_string(HTTP_PROTOCOLS["auto"])  # type: ignore[no-any-return]
+    return H11Protocol
 
 
 def _uvicorn_config(
@@ -49,7 +52,7 @@ def _uvicorn_config(
         app,  # type: ignore[arg-type]
         host=host,
         port=port,
-        http=http or "auto",
+        http=http or _http_protocol(),
         lifespan="on",
         ws=_ws_protocol(settings.ws_protocol),
         ws_max_size=settings.hard_frame_limit,

@@ -303,6 +303,33 @@ async def test_a_client_that_asks_and_never_reads_the_answers_is_closed_as_too_s
         assert info.value.rcvd is not None and info.value.rcvd.code == 4008
 
 
+def test_the_server_speaks_http_with_h11_whatever_else_is_installed() -> None:
+    """uvicorn's `auto` takes httptools where it is installed, which reads a request's
+    line and headers without a bound: the server names h11 itself."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    from server.main import _uvicorn_config
+
+    config = _uvicorn_config(object(), "127.0.0.1", 0, Settings())
+    assert config.http is H11Protocol
+
+
+async def test_a_request_whose_headers_never_end_is_cut_off_early() -> None:
+    """A client sending one endless header is refused after a few KiB, not read into the
+    server's memory (with uvicorn's httptools protocol, 200 MB of it were)."""
+    async with EmbeddedServer() as srv:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(b"GET /games HTTP/1.1\r\nHost: x\r\nX-Long: ")
+        sent = 0
+        with pytest.raises(ConnectionError):
+            for _ in range(64):  # up to 64 MiB
+                writer.write(b"a" * (1 << 20))
+                await asyncio.wait_for(writer.drain(), 10)
+                sent += 1
+        assert sent < 8, f"{sent} MiB of a header were taken"
+        writer.close()
+
+
 async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(
     srv: EmbeddedServer,
 ) -> None:
