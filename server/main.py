@@ -19,6 +19,7 @@ from server import logs
 from server.app import create_app
 from server.coalesce import coalescing
 from server.config import Settings
+from server.header_timeout import header_timed
 from server.route import Adopting, Handoff, rerouting, routed
 from server.storage import Store
 
@@ -33,15 +34,16 @@ def _ws_protocol(name: str) -> type[asyncio.Protocol]:
     return coalescing(base)
 
 
-def _http_protocol() -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol, whatever else is installed. uvicorn's `auto` would take
+def _http_protocol(settings: Settings) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol, whatever else is installed, with a time limit on each
+    request's line and headers (server/header_timeout.py). uvicorn's `auto` would take
     httptools where it is installed (by `uvicorn[standard]`, say), which reads a request's
     line and headers without a bound (one endless header grew a server by 200 MB in a
     test; h11 refuses an unfinished request past 16 KiB), and on which server/route.py
     cannot hand a kept-alive connection over between two requests."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    return H11Protocol
+    return header_timed(H11Protocol, settings.header_timeout)
 
 
 def _uvicorn_config(
@@ -52,7 +54,7 @@ def _uvicorn_config(
         app,  # type: ignore[arg-type]
         host=host,
         port=port,
-        http=http or _http_protocol(),
+        http=http or _http_protocol(settings),
         lifespan="on",
         ws=_ws_protocol(settings.ws_protocol),
         ws_max_size=settings.hard_frame_limit,
@@ -242,9 +244,10 @@ def _worker(
             os.setpgid(0, 0)
         structlog.contextvars.bind_contextvars(worker=index, pid=os.getpid())
         handoff = Handoff.of_worker(index, channels)
-        http = _http_protocol()
+        http = _http_protocol(settings)
         config = _uvicorn_config(
-            create_app(settings, handoff=handoff), host, port, settings, http=routed(http, handoff)
+            create_app(settings, handoff=handoff), host, port, settings,
+            http=routed(http, handoff, settings.header_timeout),
         )
         _tune_gc()
         server = _Server(config, stuck_after=3 * settings.shutdown_grace + 5)

@@ -215,10 +215,11 @@ def rerouting(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.P
     return Rerouting
 
 
-def routed(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Protocol]:
+def routed(inner: type[asyncio.Protocol], handoff: Handoff, timeout: float | None = None) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol class `inner`, but a connection whose request names a
     match another worker owns is handed to it before `inner` sees it (and, served here,
-    a later request of it too: `rerouting`)."""
+    a later request of it too: `rerouting`). `timeout`: the connection is closed if its
+    request line is not in by then (server/header_timeout.py; `inner` times the rest)."""
     serving = rerouting(inner, handoff)
 
     class Routed(asyncio.Protocol):
@@ -226,26 +227,42 @@ def routed(inner: type[asyncio.Protocol], handoff: Handoff) -> type[asyncio.Prot
             self._made: Callable[[], asyncio.Protocol] = lambda: serving(*args, **kwargs)
             self._transport: asyncio.Transport | None = None
             self._read = b""
+            self._timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             self._transport = transport  # type: ignore[assignment]
+            if timeout is not None:
+                self._timer = asyncio.get_running_loop().call_later(timeout, self._late)
 
         def data_received(self, data: bytes) -> None:
             self._read += data
             end = self._read.find(b"\r\n")
             if end < 0 and len(self._read) < REQUEST_LINE_LIMIT:
                 return  # the request line is not all in yet
+            self._untime()
             transport = self._transport
             assert transport is not None
             if not _hand(handoff, transport, self._read):
                 self._keep()
 
+        def _late(self) -> None:
+            self._timer = None
+            if self._transport is not None and not self._transport.is_closing():
+                self._transport.close()
+
+        def _untime(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
         def eof_received(self) -> bool | None:
+            self._untime()
             if self._read:  # (a request cut short: the HTTP protocol answers it)
                 return self._keep().eof_received()
             return False  # closed before saying anything: close it
 
         def connection_lost(self, exc: Exception | None) -> None:
+            self._untime()
             self._transport = None
 
         def _keep(self) -> asyncio.Protocol:

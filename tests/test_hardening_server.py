@@ -311,7 +311,7 @@ def test_the_server_speaks_http_with_h11_whatever_else_is_installed() -> None:
     from server.main import _uvicorn_config
 
     config = _uvicorn_config(object(), "127.0.0.1", 0, Settings())
-    assert config.http is H11Protocol
+    assert isinstance(config.http, type) and issubclass(config.http, H11Protocol)
 
 
 async def test_a_request_whose_headers_never_end_is_cut_off_early() -> None:
@@ -328,6 +328,49 @@ async def test_a_request_whose_headers_never_end_is_cut_off_early() -> None:
                 sent += 1
         assert sent < 8, f"{sent} MiB of a header were taken"
         writer.close()
+
+
+async def _closed_after(port: int, data: bytes, then: bytes = b"", limit: float = 10.0) -> float:
+    """Seconds until the server closes a connection that sent `data` (and, once that was
+    answered, `then`); its answers are read as they come."""
+    loop = asyncio.get_running_loop()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    start = loop.time()
+    writer.write(data)
+    if then:
+        await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), limit)  # the answer's head
+        start = loop.time()
+        writer.write(then)
+    try:
+        while await asyncio.wait_for(reader.read(65536), limit):
+            pass
+    finally:
+        writer.close()
+    return loop.time() - start
+
+
+async def test_a_request_whose_line_and_headers_do_not_come_in_time_is_closed() -> None:
+    """Failed before: a connection that said nothing, or half a request line, or began a
+    second request and stopped, stayed open as long as its client liked (a few thousand of
+    them use up the server's file descriptors). Each is closed `header_timeout` after the
+    connection or the request's first byte; a request that takes its time but comes whole
+    within it is answered, and a websocket lives on past it."""
+    async with EmbeddedServer(Settings(header_timeout=0.5)) as srv:
+        assert 0.4 < await _closed_after(srv.port, b"") < 3
+        assert 0.4 < await _closed_after(srv.port, b"GET /ga") < 3
+        head = b"GET /games HTTP/1.1\r\nHost: x\r\n\r\n"
+        assert 0.4 < await _closed_after(srv.port, head, then=b"GET /") < 3
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(b"GET /games HTTP/1.1\r\n")
+        await asyncio.sleep(0.3)
+        writer.write(b"Host: x\r\nConnection: close\r\n\r\n")
+        assert (await asyncio.wait_for(reader.read(), 5)).startswith(b"HTTP/1.1 200")
+        writer.close()
+        raw = await Raw.open(srv.ws_url)
+        await asyncio.sleep(1.2)
+        await raw.send({"type": "ping"})
+        assert (await raw.recv(timeout=5))["type"] == "pong"
+        await raw.close()
 
 
 async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(

@@ -215,6 +215,16 @@ def test_the_frame_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPa
         monkeypatch.setenv(name, "100")
 
 
+def test_the_header_timeout_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().header_timeout == 15.0
+    monkeypatch.setenv("DAEDALUS_HEADER_TIMEOUT", "2.5")
+    assert Settings().header_timeout == 2.5
+    for bad in ("soon", "0", "-1"):
+        monkeypatch.setenv("DAEDALUS_HEADER_TIMEOUT", bad)
+        with pytest.raises(ValueError, match="DAEDALUS_HEADER_TIMEOUT"):
+            Settings()
+
+
 async def test_a_higher_frame_rate_from_the_environment_lets_a_burst_through(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

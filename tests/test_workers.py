@@ -31,7 +31,7 @@ class Workers:
     def __init__(self, redis_url: str | None, log: Path, workers: int = 2) -> None:
         self.port = _free_port()
         self.log = log
-        env = {**os.environ, "DAEDALUS_LOG_LEVEL": "info"}
+        env = {**os.environ, "DAEDALUS_LOG_LEVEL": "info", "DAEDALUS_HEADER_TIMEOUT": "2"}
         env.pop("REDIS_URL", None)
         args = [sys.executable, "-m", "clients.cli", "serve", "--port", str(self.port),
                 "--workers", str(workers)]
@@ -276,6 +276,19 @@ async def test_seats_taken_over_one_kept_alive_connection_are_taken_by_each_matc
         claimed = [int(x["pid"]) for x in w.lines() if x.get("event") == "seat_claimed" and x.get("match") == match]
         assert claimed == [pid_of[owner_of(match, 2)]] * 3, (match, claimed, pid_of)
     assert w.stop() == 0
+
+
+async def test_a_connection_whose_request_line_does_not_come_is_closed(workers: Workers) -> None:
+    """Before a worker knows whose a connection is (its request line not in), the time
+    limit on a request's line and headers holds too (DAEDALUS_HEADER_TIMEOUT, 2 s here)."""
+    loop = asyncio.get_running_loop()
+    for said in (b"", b"GET /ws?match=ab"):
+        reader, writer = await asyncio.open_connection("127.0.0.1", workers.port)
+        start = loop.time()
+        writer.write(said)
+        assert await asyncio.wait_for(reader.read(), 10) == b""
+        assert 1.5 < loop.time() - start < 6
+        writer.close()
 
 
 def test_a_dead_worker_stops_the_others_with_status_1(workers: Workers) -> None:
