@@ -172,13 +172,46 @@ def _hub(request: Request) -> Hub:
     return hub
 
 
+MAX_BODY = 64 * 1024
+
+
+async def _read_body(request: Request) -> bytes | JSONResponse:
+    """The request's body, at most MAX_BODY bytes and within the header timeout; or the
+    error response, sent as soon as the body is known to be too long or late (what is
+    over is not read: the connection closes after the answer)."""
+    declared = request.headers.get("content-length", "")
+    size = int(declared) if declared.isdigit() else 0
+    parts: list[bytes] = []
+    try:
+        if size <= MAX_BODY:
+            size = 0
+            async with asyncio.timeout(_hub(request).settings.header_timeout):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > MAX_BODY:
+                        break
+                    parts.append(chunk)
+    except TimeoutError:
+        client_error("body_timeout", path=request.url.path, size=size)
+        return _closing(http_error(408, "request_timeout", "the request body did not come in time"))
+    if size > MAX_BODY:
+        client_error("too_large", path=request.url.path, size=size)
+        return _closing(http_error(413, "too_large", "the request body is over 64 KiB"))
+    return b"".join(parts)
+
+
+def _closing(response: JSONResponse) -> JSONResponse:
+    """`response`, after which the connection closes (the request's body is not all read)."""
+    response.headers["connection"] = "close"
+    return response
+
+
 async def _json_body(request: Request, fields: tuple[str, ...]) -> dict[str, Any] | JSONResponse:
     """The request's JSON object, whose keys must be among `fields` (as in every message,
     an unknown field is refused, not ignored); or the error response."""
-    raw = await request.body()
-    if len(raw) > 64 * 1024:
-        client_error("too_large", path=request.url.path, size=len(raw))
-        return http_error(413, "too_large", "the request body is over 64 KiB")
+    raw = await _read_body(request)
+    if isinstance(raw, JSONResponse):
+        return raw
     try:
         body = decode_json(_any_decoder, raw) if raw else {}
     except msgspec.DecodeError as exc:

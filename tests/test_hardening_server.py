@@ -4,6 +4,7 @@ error, the connection goes on, and the log gets one info line, never a traceback
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -371,6 +372,46 @@ async def test_a_request_whose_line_and_headers_do_not_come_in_time_is_closed() 
         await raw.send({"type": "ping"})
         assert (await raw.recv(timeout=5))["type"] == "pong"
         await raw.close()
+
+
+def _rss_mb() -> int:
+    with open("/proc/self/status") as status:
+        return int(status.read().split("VmRSS:")[1].split()[0]) // 1024
+
+
+async def test_a_body_over_64_kib_is_refused_before_it_is_read_whole() -> None:
+    """Failed before: the server read a request's whole body before it looked at its size,
+    so a 300 MB body grew it by 300 MB before the 413. A body declared too long is refused
+    at once, one sent in chunks as soon as it passes 64 KiB, and the rest is never kept;
+    a body that trickles in is cut off after `header_timeout` (408)."""
+    head = b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    async with EmbeddedServer(Settings(header_timeout=0.5)) as srv:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(head + b"Content-Length: %d\r\n\r\n" % (300 << 20))  # and no body
+        answer = await asyncio.wait_for(reader.read(), 5)
+        assert answer.startswith(b"HTTP/1.1 413") and b'"too_large"' in answer
+        writer.close()
+
+        before = _rss_mb()
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(head + b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            for _ in range(200):
+                writer.write(chunk)
+                await asyncio.wait_for(writer.drain(), 5)
+        answer = b""
+        with contextlib.suppress(ConnectionError):  # (the 413, then a reset: more was sent)
+            answer = await asyncio.wait_for(reader.read(), 5)
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert _rss_mb() - before < 50, "the body's rest is not kept"
+        writer.close()
+
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(head + b"Content-Length: 100\r\n\r\n{\"game\"")
+        answer = await asyncio.wait_for(reader.read(), 5)
+        assert answer.startswith(b"HTTP/1.1 408") and b'"request_timeout"' in answer
+        writer.close()
 
 
 async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(
