@@ -151,8 +151,9 @@ class Settings:
     send_queue: int = 512
     hello_timeout: float = 10.0
     # An HTTP request's line and headers (a websocket's handshake too) arrive within this
-    # many seconds of the connection, or of the request's first byte, or the connection is
-    # closed (server/header_timeout.py; DAEDALUS_HEADER_TIMEOUT).
+    # many seconds of the connection, or of the request's first byte, and then its body
+    # within as long again, or the connection is closed (server/header_timeout.py,
+    # server/app.py's _read_body; DAEDALUS_HEADER_TIMEOUT).
     header_timeout: float = field(default_factory=lambda: _seconds_from_env("DAEDALUS_HEADER_TIMEOUT", 15.0))
     # `GET /health` answers within this many seconds: 503 when the store has not answered
     # its ping by then (a stalled Redis must not stall the health check).
