@@ -720,7 +720,7 @@ def _host_view_refused(runner: MatchRunner, msg: Hello, seat: int | None) -> byt
     return None
 
 
-async def match_replay(request: Request) -> JSONResponse:
+async def match_replay(request: Request) -> Response:
     """`GET /matches/{id}/replay?as=VIEWER`: once the match is over, every update
     VIEWER received, each with the view it had then, and whether the log verifies."""
     runner = await _runner_or_404(request)
@@ -742,7 +742,14 @@ async def match_replay(request: Request) -> JSONResponse:
     viewer = refused
     entries = [entry for _sid, entry in await runner.store.read(runner.match_id)]
     _release(request, runner)
-    return JSONResponse(await asyncio.to_thread(replay_updates, entries, viewer))
+    replays = _hub(request).replays
+    key = (runner.match_id, len(entries), entries[-1].digest, viewer)
+    body = replays.get(key)
+    if body is None:
+        made = await asyncio.to_thread(lambda: JSONResponse(replay_updates(entries, viewer)))
+        body = bytes(made.body)
+        replays.put(key, body)
+    return Response(body, media_type="application/json")
 
 
 def _release(request: Request, runner: MatchRunner) -> None:

@@ -150,6 +150,8 @@ class Settings:
     # (it resumes from its last seq). Its catch-up after a hello waits without a bound.
     send_queue: int = 512
     hello_timeout: float = 10.0
+    # Finished matches' replays kept once made (server/replays.py): at most this many bytes.
+    replay_cache_bytes: int = 32 * 1024 * 1024
     # An HTTP request's line and headers (a websocket's handshake too) arrive within this
     # many seconds of the connection, or of the request's first byte, and then its body
     # within as long again, or the connection is closed (server/header_timeout.py,

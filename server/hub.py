@@ -40,6 +40,7 @@ from server.ids import new_match_id
 from server.keys import ServerKey
 from server.limits import Limits
 from server.metrics import Metrics
+from server.replays import ReplayCache
 from server.storage import Store
 from server.store import UNAVAILABLE
 from server.streams import Streams
@@ -681,6 +682,7 @@ class Hub:
         self.follower = Follower(self)
         self.key: ServerKey | None = None  # signs receipts (the app loads it: server/keys.py)
         self.limits = Limits(settings)  # shared rate limits (server/limits.py)
+        self.replays = ReplayCache(settings.replay_cache_bytes)  # (server/replays.py)
         self.expiry = Expiry(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None

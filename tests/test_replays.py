@@ -1,0 +1,72 @@
+"""GET /matches/{id}/replay: a finished match's replay for a viewer is made once and kept
+(server/replays.py), within a budget of bytes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from server import app as server_app
+from server.config import Settings
+from server.main import EmbeddedServer
+from server.replays import ReplayCache
+from tests import toygame
+from tests.wsutil import Raw, new_match
+
+toygame.install()
+
+
+async def _finished_toy(srv: EmbeddedServer) -> str:
+    match, tokens = await new_match(srv.url, "toy", {"turn_ms": 60_000})
+    players = [await Raw.open(srv.ws_url) for _ in tokens]
+    for raw, token in zip(players, tokens, strict=True):
+        await raw.hello(match, token)
+    for i in range(200):
+        ack = await players[i % 2].command(f"m{i}", {"type": "add", "n": 3})
+        if ack["type"] != "ack":
+            break
+    async with httpx.AsyncClient(base_url=srv.url) as http:
+        assert (await http.get(f"/matches/{match}")).json()["ended"] is True
+    for raw in players:
+        await raw.close()
+    return match
+
+
+async def test_a_finished_matchs_replay_is_made_once_per_viewer(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[Any] = []
+    replay_updates = server_app.replay_updates
+
+    def counting(entries: list[Any], viewer: Any) -> dict[str, Any]:
+        made.append(viewer)
+        return replay_updates(entries, viewer)
+
+    monkeypatch.setattr(server_app, "replay_updates", counting)
+    async with EmbeddedServer(Settings()) as srv, httpx.AsyncClient(base_url=srv.url) as http:
+        match = await _finished_toy(srv)
+        first = await http.get(f"/matches/{match}/replay", params={"as": "full"})
+        again = await http.get(f"/matches/{match}/replay", params={"as": "full"})
+        assert first.status_code == again.status_code == 200
+        assert first.headers["content-type"] == "application/json"
+        assert again.content == first.content and first.json()["verified"]["ok"] is True
+        assert len(made) == 1, "the second is the kept answer"
+        seat = await http.get(f"/matches/{match}/replay", params={"as": "0"})
+        assert seat.json()["as"] == 0 and seat.content != first.content
+        assert len(made) == 2, "each viewer's own"
+        refused = await http.get(f"/matches/{match}/replay", params={"as": "nobody"})
+        assert refused.status_code == 400 and len(made) == 2
+
+
+def test_the_replays_kept_fit_their_budget_the_least_recently_asked_going_first() -> None:
+    kept = ReplayCache(max_bytes=10)
+    kept.put("a", b"aaaa")
+    kept.put("b", b"bbbb")
+    assert kept.get("a") == b"aaaa"  # a is now the most recently asked
+    kept.put("c", b"cccc")  # 12 bytes: b goes
+    assert (kept.get("b"), kept.get("a"), kept.get("c")) == (None, b"aaaa", b"cccc")
+    assert kept.size == 8 and len(kept) == 2
+    kept.put("big", b"x" * 11)  # alone over the budget: not kept, nothing dropped for it
+    assert kept.get("big") is None and len(kept) == 2
+    kept.put("a", b"aaaaaa")  # kept again, its new size counted
+    assert kept.size == 10 and kept.get("a") == b"aaaaaa"
