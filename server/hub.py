@@ -82,8 +82,9 @@ class SendQueue:
         self.close_code: int | None = None  # see close
         self.close_reason = ""
         # The answers waiting: the number each was queued as (frames are numbered as
-        # they are queued, `_queued`, and taken, `_taken`).
-        self._answers: collections.deque[int] = collections.deque()
+        # they are queued, `_queued`, and taken, `_taken`); made when one first waits (an
+        # empty deque is 624 bytes, and most connections never have an answer wait).
+        self._answers: collections.deque[int] | None = None
         self._queued = 0
         self._taken = 0
 
@@ -97,6 +98,8 @@ class SendQueue:
             return
         if answer:
             answers, taken = self._answers, self._taken
+            if answers is None:
+                answers = self._answers = collections.deque()
             while answers and answers[0] < taken:
                 answers.popleft()
             if len(answers) >= self.limit:
@@ -113,7 +116,7 @@ class SendQueue:
     def _overflow(self) -> None:
         self.overflowed.set()
         self._items.clear()
-        self._answers.clear()
+        self._answers = None
         self._items.append(None)  # (all that is left to take: the close)
         self._queued, self._taken = 1, 0
         self._ready.set()
