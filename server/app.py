@@ -77,6 +77,8 @@ CLIENT_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 # after a lost answer).
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 CLOSE_TOO_SLOW = 4008
+SENDER_SLICE = 64 * 1024
+"""The bytes a connection's sender sends before it lets the loop turn (see sender)."""
 
 
 # --- messages from clients ---------------------------------------------------------------
@@ -845,6 +847,7 @@ class Connection:
 
     async def sender(self) -> None:
         direct, queue = self.direct, self.queue
+        unflushed = 0
         while True:
             frame = await queue.get()
             if frame is None:
@@ -855,6 +858,14 @@ class Connection:
                     await self.ws.send_text(frame.decode())
                 finally:
                     queue.sending = False
+            # Neither way need wait for anything while the socket takes more: a turn of
+            # the loop every SENDER_SLICE bytes lets the transport write what it holds
+            # and say when its buffer is full (then the next send waits, and so does the
+            # rest of a catch-up, unmade), and lets other connections be served.
+            unflushed += len(frame)
+            if unflushed >= SENDER_SLICE:
+                unflushed = 0
+                await asyncio.sleep(0)
         if self.queue.overflowed.is_set():
             self.hub.metrics.send_queue_overflows.inc()
             log.info(

@@ -147,7 +147,8 @@ class Settings:
     expired_record_ttl: float = 7 * 86400.0
     # A viewer's send queue: past this many waiting updates, or this many waiting answers
     # to its own messages, the reader is too slow and the connection is closed with 4008
-    # (it resumes from its last seq). Its catch-up after a hello waits without a bound.
+    # (it resumes from its last seq). Its catch-up after a hello, however long, waits as
+    # one item, its updates made as the client reads them.
     send_queue: int = 512
     hello_timeout: float = 10.0
     # Finished matches' replays kept once made (server/replays.py): at most this many bytes.

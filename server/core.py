@@ -27,7 +27,7 @@ import msgspec
 
 from domain import engine
 from domain.engine import Entry, EntryKind, IntegrityError, MatchState, Outcome
-from projections.common import match_view
+from projections.common import match_view, project_events
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
 from server.keys import ServerKey
@@ -147,6 +147,19 @@ class SinceOutOfRange(ValueError):
     """A subscriber asked for updates after a number beyond its stream."""
 
 
+@dataclass(frozen=True)
+class Subscribed:
+    """What a new subscriber is sent first: its welcome, then its catch-up, the updates
+    it asked for, made one at a time as they are taken (see MatchCore.catch_up)."""
+
+    welcome: bytes
+    catch_up: Iterator[bytes]
+
+    def frames(self) -> list[bytes]:
+        """The welcome and the whole catch-up, made now."""
+        return [self.welcome, *self.catch_up]
+
+
 class MatchCore(Generic[K]):
     """One match's fold, history, viewer streams and subscribers (see the module).
 
@@ -186,6 +199,9 @@ class MatchCore(Generic[K]):
         self._current = ms
         self._outcome = Outcome()
         self._cursor: tuple[int, MatchState, Outcome] | None = None
+        # How many times the history was folded again from a store's log (resync): a
+        # refold under way over the history before stops there (see _history, catch_up).
+        self._generation = 0
         self.streams = self._new_streams()
         # The stream id of the last entry folded (its position in the store).
         self.stream_id = stream_id
@@ -242,8 +258,11 @@ class MatchCore(Generic[K]):
         return match_view(self.hosted.views, self._current, viewer)
 
     def _history(self, first: int) -> Iterator[tuple[int, MatchState, Outcome]]:
-        """(seq, state after it, its outcome) for every entry from `first` on."""
+        """(seq, state after it, its outcome) for every entry from `first` on (up to the
+        last when asked; none after a resync replaced the history, should the caller
+        pause between two)."""
         last = self._current.seq
+        generation = self._generation
         if first > last:
             return
         if first == last:
@@ -260,7 +279,7 @@ class MatchCore(Generic[K]):
         else:
             seq = max(1, (first - 1) // CHECKPOINT * CHECKPOINT)
             ms, outcome = self._checkpoints[seq], Outcome()
-        while seq < last:
+        while seq < last and self._generation == generation:
             entry = _entry_decoder.decode(self._entries[seq])
             new, outcome = engine.step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
             ms = msgspec.structs.replace(new, seq=entry.seq, head=entry.digest)  # as engine.apply
@@ -473,6 +492,7 @@ class MatchCore(Generic[K]):
             before[viewer] = (self.streams.length(viewer), self.streams.view(viewer))
         self._entries, self.times = fresh._entries, fresh.times
         self._checkpoints, self._cursor = fresh._checkpoints, None
+        self._generation += 1
         self._current, self._outcome = fresh._current, fresh._outcome
         self.checkpoint = fresh.checkpoint
         self.stream_id = fresh.stream_id
@@ -513,11 +533,12 @@ class MatchCore(Generic[K]):
     def subscribe(
         self, key: K, viewer: Viewer, since: int | None, welcome: dict[str, Any],
         with_view: bool = True,
-    ) -> list[bytes]:
+    ) -> Subscribed:
         """Subscribe `key` to `viewer`'s stream: the welcome (with the viewer's view now)
-        and every update of the stream after `since` (None: none), to send now; the live
-        ones come with each entry folded, each with the view (`with_view` false: without).
-        SinceOutOfRange for a `since` beyond the stream."""
+        and the updates of the stream after `since` (None: none), each with the view now
+        (`with_view` false: without), to send first; the live ones come with each entry
+        folded, each with the view after it (or none). SinceOutOfRange for a `since`
+        beyond the stream."""
         length = self.streams.length(viewer)
         if since is None:
             since = length
@@ -529,14 +550,41 @@ class MatchCore(Generic[K]):
             receipt = self._signed(*self.checkpoint) if self.checkpoint is not None else None
             if receipt is not None:
                 welcome["receipt"] = {"type": "receipt", **receipt}
-        frames = [_encode(welcome)]
-        frames += self.streams.backlog(viewer, since, view, with_view)
+        view_json = _encode(view) if with_view and since < length else None
         self._viewers[key] = viewer
         if not with_view:
             if self._bare is None:
                 self._bare = set()
             self._bare.add(key)
-        return frames
+        rest = self.catch_up(viewer, since, length, view_json) if since < length else iter(())
+        return Subscribed(_encode(welcome), rest)
+
+    def catch_up(self, viewer: Viewer, since: int, upto: int, view: bytes | None) -> Iterator[bytes]:
+        """Updates since+1 .. upto of `viewer`'s stream, each with `view` (JSON; None:
+        without), made one at a time as they are asked for: a catch-up waiting for a
+        client that reads slowly, or not at all, holds its place in the history, not its
+        frames (a whole long match's, each with the view: megabytes a connection).
+
+        Entries folded meanwhile do not change these updates. A resync meanwhile (the
+        store lost entries) does: the rest come from the history refolded, up to its
+        length; those up to the resync's `kept` are the same in both, and the client
+        drops any after it when the `resync` frame, queued behind them, comes."""
+        number = since
+        while number < upto:
+            generation, streams = self._generation, self.streams
+            index = streams.index(viewer)
+            last = min(upto, len(index))
+            if number >= last:
+                return
+            views = self.hosted.views
+            for seq, ms, outcome in self._history(index[number]):  # (ends at a resync)
+                if seq == index[number]:
+                    number += 1
+                    yield streams.frame(number, seq, _encode(project_events(views, ms, outcome, viewer)), view)
+                    if number >= last:
+                        return
+            if self._generation == generation:
+                return
 
     def hold(self, key: K, viewer: Viewer) -> None:
         """Subscribe `key` to `viewer` without sending it anything: a delayed spectator,

@@ -35,7 +35,7 @@ from domain import engine
 from domain.engine import Entry, MatchState, Outcome
 from projections.common import match_view, project_events
 from projections.contract import SPECTATOR, Viewer
-from server.core import MatchCore, SinceOutOfRange
+from server.core import MatchCore, SinceOutOfRange, Subscribed
 
 K = TypeVar("K", bound=Hashable)
 
@@ -165,11 +165,11 @@ class DelayedFeed(Generic[K]):
 
     def subscribe(
         self, key: K, since: int | None, welcome: dict[str, Any], now: int, with_view: bool = True
-    ) -> list[bytes]:
+    ) -> Subscribed:
         """As MatchCore.subscribe, over the stream released at `now`: the welcome (with
         the view as released, and `delay`) and the updates after `since`, each with that
-        view (`with_view` false: without, and so are its live updates). SinceOutOfRange
-        for a `since` beyond what is released."""
+        view (`with_view` false: without, and so are its live updates), made as they are
+        taken. SinceOutOfRange for a `since` beyond what is released."""
         point = self.point(now)
         length = self.core.streams.count_before(SPECTATOR, point + 1)
         if since is None:
@@ -177,37 +177,18 @@ class DelayedFeed(Generic[K]):
         if not 0 <= since <= length:
             raise SinceOutOfRange(f"since must be between 0 and {length}, the updates in your stream")
         view = self.view(now)
-        frames = [_encode({**welcome, "seq": length, "view": view, "delay": self.delay.document()})]
-        number = since
-        if since < length:
-            first = self._seq_of(since + 1)
-            for seq in range(first, point + 1):
-                ms, outcome = self.core.at(seq)
-                events = project_events(self.core.hosted.views, ms, outcome, SPECTATOR)
-                if events:
-                    number += 1
-                    frames.append(self._frame(number, seq, events, view if with_view else None))
+        welcome_frame = _encode({**welcome, "seq": length, "view": view, "delay": self.delay.document()})
+        view_json = _encode(view) if with_view and since < length else None
         self._subs[key] = point
         if not with_view:
             self._bare.add(key)
         self.core.hold(key, SPECTATOR)
-        return frames
+        rest = self.core.catch_up(SPECTATOR, since, length, view_json) if since < length else iter(())
+        return Subscribed(welcome_frame, rest)
 
     def unsubscribe(self, key: K) -> None:
         self._subs.pop(key, None)
         self._bare.discard(key)
-
-    def _seq_of(self, number: int) -> int:
-        """The log entry of update `number` of the spectator stream."""
-        streams = self.core.streams
-        lo, hi = 1, self.core.current.seq
-        while lo < hi:  # the first entry with `number` updates up to it
-            mid = (lo + hi) // 2
-            if streams.count_before(SPECTATOR, mid + 1) >= number:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
 
     def _frame(
         self, number: int, seq: int, events: list[dict[str, Any]], view: dict[str, Any] | None

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Callable, KeysView, Mapping, Sequence
+from collections.abc import Callable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,10 @@ from server.streams import Streams
 log = logs.get("daedalus.hub")
 
 
+CLOSE_INTERNAL = 1011
+"""The close code of a connection the server failed to serve (its catch-up failed)."""
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -70,13 +74,19 @@ class SendQueue:
     A live frame finding `limit` frames waiting, or an answer (a view, a pong, an ack, an
     error) finding `limit` answers waiting, overflows the queue: the reader is too slow,
     and gets nothing more. Answers are counted apart, so that a client still catching up
-    on a long backlog (which waits unbounded) may send a command or a ping."""
+    on a long backlog may send a command or a ping.
+
+    A catch-up (`push_catch_up`) waits as one item, however long: its frames are made
+    as the sender takes them, which it does as the socket takes them, so a client that
+    asks for a whole long match and reads nothing costs its socket's buffers, not the
+    match's frames (they were made at once before, a hundred such spectators of one
+    long match grew a server by 700 MB)."""
 
     def __init__(self, limit: int, direct: Callable[[bytes], bool] | None = None) -> None:
         self.limit = limit
         self.direct = direct
         self.sending = False
-        self._items: collections.deque[bytes | None] = collections.deque()
+        self._items: collections.deque[bytes | Iterator[bytes] | None] = collections.deque()
         self._ready = asyncio.Event()
         self.overflowed = asyncio.Event()
         self.close_code: int | None = None  # see close
@@ -113,6 +123,15 @@ class SendQueue:
         self._queued += 1
         self._ready.set()
 
+    def push_catch_up(self, frames: Iterator[bytes]) -> None:
+        """Send `frames` after those before it, each made when the sender takes it (not
+        bounded, as a catch-up is not: it waits as one item)."""
+        if self.overflowed.is_set():
+            return
+        self._items.append(frames)
+        self._queued += 1
+        self._ready.set()
+
     def _overflow(self) -> None:
         self.overflowed.set()
         self._items.clear()
@@ -130,11 +149,30 @@ class SendQueue:
         self._ready.set()
 
     async def get(self) -> bytes | None:
-        while not self._items:
-            self._ready.clear()
-            await self._ready.wait()
-        self._taken += 1
-        return self._items.popleft()
+        """The next frame to send (None: close)."""
+        items = self._items
+        while True:
+            while not items:
+                self._ready.clear()
+                await self._ready.wait()
+            item = items[0]
+            if item is None or isinstance(item, bytes):
+                self._taken += 1
+                items.popleft()
+                return item
+            try:
+                frame = next(item, None)
+            except Exception:
+                log.exception("catch_up_failed")
+                self._items.clear()
+                self._answers = None
+                self._queued = self._taken = 0
+                self.close(CLOSE_INTERNAL, "the server failed: resume from your last seq")
+                continue
+            if frame is not None:
+                return frame
+            self._taken += 1
+            items.popleft()
 
 
 @dataclass(eq=False)
@@ -468,8 +506,8 @@ class MatchRunner:
             except SinceOutOfRange as exc:
                 return str(exc)
             self.touch()
-            for frame in frames:
-                sub.queue.push(frame, bounded=False)
+            sub.queue.push(frames.welcome, bounded=False)
+            sub.queue.push_catch_up(frames.catch_up)
             self._release_delayed()
         return None
 

@@ -98,7 +98,12 @@ class Streams:
         at = bisect.bisect_left(index, seq)
         return at + 1 if at < len(index) and index[at] == seq else None
 
-    def _frame(self, number: int, seq: int, events: bytes, view: bytes | None) -> bytes:
+    def index(self, viewer: Viewer) -> list[int]:
+        """The log seq of each frame of `viewer`'s stream so far, in order (the list
+        itself, which grows as entries are folded: not to be changed)."""
+        return self._extend(viewer)
+
+    def frame(self, number: int, seq: int, events: bytes, view: bytes | None) -> bytes:
         """The update frame: the JSON of {"type": "update", "seq": number, "ts": the entry's
         time, "events": events, "view": the view}, the events and the view given as JSON
         (no view: no `view` field)."""
@@ -129,7 +134,7 @@ class Streams:
             return None
         number = bisect.bisect_left(index, seq) + 1
         view = self._view_json.encode(ms, viewer) if with_view else None
-        return self._frame(number, seq, events, view)
+        return self.frame(number, seq, events, view)
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """`viewer`'s whole view of the match now."""
@@ -145,7 +150,8 @@ class Streams:
     ) -> list[bytes]:
         """Frames since+1 .. now for a viewer catching up, each with its view as of now
         (`view`, when the caller has it already; encoded once for all of them), or none
-        (`with_view` false)."""
+        (`with_view` false), all made at once. (A subscriber's catch-up is made as it is
+        sent, MatchCore.catch_up; this is what the tests hold it against.)"""
         index = self._extend(viewer)
         if since >= len(index):
             return []
@@ -161,5 +167,5 @@ class Streams:
             events = project_events(self._views, ms, outcome, viewer)
             if events:
                 number += 1
-                frames.append(self._frame(number, seq, _encode(events), view_json))
+                frames.append(self.frame(number, seq, _encode(events), view_json))
         return frames

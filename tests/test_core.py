@@ -27,6 +27,7 @@ from server.core import (
     MatchCore,
     SinceOutOfRange,
     Submitted,
+    Subscribed,
     sid_order,
 )
 from tests import toygame
@@ -114,7 +115,9 @@ def plain_fold(log: list[Entry]) -> tuple[list[MatchState], list[engine.Outcome]
     return states, outcomes
 
 
-def frames(data: list[bytes]) -> list[dict[str, Any]]:
+def frames(data: list[bytes] | Subscribed) -> list[dict[str, Any]]:
+    if isinstance(data, Subscribed):
+        data = data.frames()
     return [json.loads(f) for f in data]
 
 
@@ -448,6 +451,63 @@ def test_a_log_that_lost_entries_is_folded_again_and_viewers_resynced() -> None:
     # a catch-up after the resync is the log's stream
     whole = frames(core.subscribe("late", SEAT1, 0, {"type": "welcome"}))
     assert whole[0]["seq"] == len(whole) - 1 == core.streams.length(SEAT1)
+
+
+def test_a_catch_up_is_made_as_it_is_taken_and_is_the_stream_at_the_hello() -> None:
+    """A catch-up's frames are made one at a time as they are taken (server/hub.py's
+    SendQueue takes them as the socket does), so a client that reads nothing holds no
+    frames; taken later, between other folds and other catch-ups (which move the
+    history's shared cursor), they are what the whole catch-up was at the hello."""
+    play = long_play(150)  # well past several checkpoints
+    core = play.core
+    length = core.streams.length(SEAT1)
+    view = core.view(SEAT1)
+    at_hello = core.streams.backlog(SEAT1, 5, view)
+    late = core.subscribe("late", SEAT1, 5, {"type": "welcome"})
+    assert json.loads(late.welcome)["seq"] == length
+    made = late.catch_up
+    taken = [next(made) for _ in range(10)]
+    for _ in range(40):  # the match goes on meanwhile
+        play.tick()
+    other = core.subscribe("other", SPECTATOR, 0, {"type": "welcome"})
+    assert len(other.frames()) == core.streams.length(SPECTATOR) + 1
+    taken += [next(made) for _ in range(50)]
+    assert len(core.subscribe("events", SEAT0, 3, {"type": "welcome"}, with_view=False).frames()) > 1
+    taken += list(made)
+    assert taken == at_hello and len(taken) == length - 5
+    # with no view (events only) and from the start: the same frames but their view
+    bare = core.subscribe("bare", SEAT1, 0, {"type": "welcome"}, with_view=False)
+    whole = frames(core.streams.backlog(SEAT1, 0))
+    assert frames(list(bare.catch_up)) == [{k: v for k, v in f.items() if k != "view"} for f in whole]
+
+
+def test_a_catch_up_under_way_when_the_log_lost_entries_goes_on_over_the_log() -> None:
+    """A resync while a catch-up waits: what it had made stands, what is left comes from
+    the history folded again (up to its length), and the frames the resync keeps are
+    those of the stream before it; the client drops the rest when the resync frame,
+    queued behind them, comes."""
+    play = long_play(120)
+    core = play.core
+    before = frames(core.streams.backlog(SEAT1, 0, core.view(SEAT1)))
+    late = core.subscribe("late", SEAT1, 0, {"type": "welcome"})
+    taken = [next(late.catch_up) for _ in range(30)]
+    later = core.subscribe("later", SEAT1, 0, {"type": "welcome"})
+    taken_later = [next(later.catch_up) for _ in range(len(before) - 5)]  # past the loss
+    kept_log = play.log[:-40]
+    resynced = core.resync(items(kept_log))
+    assert resynced is not None
+    taken += list(late.catch_up)
+    assert list(later.catch_up) == [] and frames(taken_later) == before[: len(before) - 5]
+    sent = {key: json.loads(frame) for key, frame in resynced.sends}
+    kept, length = sent["late"]["kept"], sent["late"]["seq"]
+    assert 30 < kept <= length == core.streams.length(SEAT1) < len(before)
+    got = frames(taken)
+    assert [f["seq"] for f in got] == list(range(1, length + 1))
+    assert [(f["events"], f["ts"]) for f in got[:kept]] == [(f["events"], f["ts"]) for f in before[:kept]]
+    # a catch-up under way whose history was folded again stops making frames from the
+    # history before it: every frame after the resync is the log's
+    fresh = frames(core.streams.backlog(SEAT1, 0))
+    assert [(f["events"], f["ts"]) for f in got[30:]] == [(f["events"], f["ts"]) for f in fresh[30:length]]
 
 
 def test_a_log_that_lost_entries_and_took_others_is_folded_as_it_stands() -> None:

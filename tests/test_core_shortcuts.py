@@ -108,14 +108,14 @@ def test_a_welcome_carries_the_receipt_signed_already() -> None:
     last = json.loads(play.sent["a"][-1])["receipt"]
     count = len(signed)
     for k, viewer in (("again", SEAT0), ("other", SEAT1), ("watcher", SPECTATOR)):
-        welcome = json.loads(play.core.subscribe(k, viewer, None, {"type": "welcome"})[0])
+        welcome = json.loads(play.core.subscribe(k, viewer, None, {"type": "welcome"}).welcome)
         assert welcome["receipt"] == last
     assert len(signed) == count, "not signed again"
-    welcome = json.loads(play.core.subscribe("b", SEAT0, None, {"type": "welcome"})[0])
+    welcome = json.loads(play.core.subscribe("b", SEAT0, None, {"type": "welcome"}).welcome)
     welcome["receipt"]["seq"] = 0  # the caller's copy
-    assert json.loads(play.core.subscribe("c", SEAT1, None, {"type": "welcome"})[0])["receipt"] == last
+    assert json.loads(play.core.subscribe("c", SEAT1, None, {"type": "welcome"}).welcome)["receipt"] == last
     created = play.core.creation_receipt()
     assert created is not None and created["what"] == "created" and keys.verify_receipt(created)
-    welcome = json.loads(play.core.subscribe("d", SEAT0, None, {"type": "welcome"})[0])
+    welcome = json.loads(play.core.subscribe("d", SEAT0, None, {"type": "welcome"}).welcome)
     assert play.core.creation_receipt() == created and welcome["receipt"] == last
     assert len(signed) == count + 1, "the creation's signed once, the last checkpoint's kept"

@@ -17,6 +17,7 @@ import structlog
 import websockets
 import websockets.asyncio.client
 
+from projections.contract import SPECTATOR
 from server.config import Settings
 from server.main import EmbeddedServer
 from tests import toygame
@@ -432,3 +433,75 @@ async def test_unknown_fields_in_http_bodies_are_refused_as_in_every_message(
         ]
         r = await http.post(f"/matches/{m}/seats", json={"name": "Ann", "seat": 1})
         assert r.status_code == 201 and r.json()["seat"] == 1, r.text
+
+
+def catch_up_made(sub: Any) -> int | None:
+    """How many frames the catch-up waiting in a subscriber's queue has made (None:
+    none waits)."""
+    for item in sub.queue._items:
+        frame = getattr(item, "gi_frame", None)
+        if frame is not None:
+            return int(frame.f_locals["number"])
+    return None
+
+
+async def long_match(srv: EmbeddedServer, rounds: int = 300) -> str:
+    """A finished Five-Card Trick of `rounds` rounds, played through the server's hub."""
+    m, _ = await new_match(srv.url, "five-card-trick", {"rounds": rounds, "max_rounds": rounds})
+    runner = await srv.app.state.hub.runner(m)
+    for r in range(1, rounds + 1):
+        for seat in (0, 1):
+            done = await runner.submit(
+                kind="command", seat=seat, key=f"c:{seat}:{r}", cid=f"{r}",
+                body={"type": "submit", "round": r, "actions": ["score", "grow"], "block": None, "items": []},
+            )
+            assert done is not None and done.outcome.rejection is None
+    assert runner.current.ended
+    return m
+
+
+async def hog(srv: EmbeddedServer, match: str) -> Any:
+    """A spectator that asks for the whole of `match` and reads nothing. The kernel
+    would take megabytes into the server's socket first (loopback grows a send buffer
+    up to tcp_wmem's 4 MB): the server's socket of this connection gets a small one, as
+    a congested network would give it."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", srv.port))
+    client = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, max_size=None)
+    port = sock.getsockname()[1]
+    (theirs,) = [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
+    theirs.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+    client.theirs = theirs
+    await client.send(json.dumps({"type": "hello", "match": match, "since": 0}))
+    return client
+
+
+async def test_spectators_that_ask_for_a_long_match_and_read_nothing_hold_little() -> None:
+    """Failed before: every update of a catch-up was made, each with the view, and
+    queued at the hello, so a client saying hello with "since": 0 to a long match on
+    many connections and reading nothing grew the server by the match's whole stream a
+    connection (a hundred such spectators of a 1,000-round Five-Card Trick: 700 MB). Now
+    each catch-up is made as the socket takes it: a connection that reads nothing holds
+    what its socket's buffers hold."""
+    async with EmbeddedServer(Settings(rate=1e6, burst=10**6)) as srv:
+        m = await long_match(srv)
+        hub = srv.app.state.hub
+        streams = (await hub.runner(m)).streams
+        total = streams.length(SPECTATOR)
+        assert total > 600 and len(streams.view_json(SPECTATOR)) * total > 1_500_000  # views of ~3 KB
+        hogs = [await hog(srv, m) for _ in range(8)]
+        await asyncio.sleep(1.0)
+        runner = await hub.runner(m)  # (the finished match, let go of meanwhile, loaded again)
+        made = [catch_up_made(s) for s in runner.subscribers]
+        assert len(made) == 8 and all(n is not None and n < total // 3 for n in made), (made, total)
+        # a client that reads gets the whole stream, in order
+        reader = await websockets.asyncio.client.connect(srv.ws_url, max_size=None)
+        await reader.send(json.dumps({"type": "hello", "match": m, "since": 0}))
+        welcome = json.loads(await reader.recv())
+        seqs = [json.loads(await reader.recv())["seq"] for _ in range(total)]
+        assert welcome["seq"] == total and seqs == list(range(1, total + 1))
+        await reader.close()
+        for client in hogs:
+            client.transport.abort()
+

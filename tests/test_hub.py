@@ -4,7 +4,7 @@ lets go of it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -276,3 +276,72 @@ async def test_an_answer_goes_straight_to_the_socket_when_nothing_waits() -> Non
     for i in range(5):
         q.push(b"%d" % i, answer=True)
     assert socket.written == [b"0", b"1", b"2", b"3", b"4"] and not q.overflowed.is_set()
+
+
+# --- SendQueue: a catch-up made as it is taken -------------------------------------------------
+
+
+class Made:
+    """A catch-up of `n` frames that counts how many were made."""
+
+    def __init__(self, n: int, fail_at: int | None = None) -> None:
+        self.n, self.fail_at, self.made = n, fail_at, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for i in range(self.n):
+            if i == self.fail_at:
+                raise RuntimeError("a bug in a projection")
+            self.made += 1
+            yield b"catch-up %d" % i
+
+
+async def test_a_catch_up_is_made_as_it_is_taken_and_waits_as_one_item() -> None:
+    """Failed before (every frame of a catch-up was made and queued at the hello): a
+    client that asked for a long match and read nothing held all of it in memory. Now
+    nothing is made until the sender takes it, live frames and answers wait behind it in
+    order, and it counts as one item against the queue's bound."""
+    socket = Socket()
+    socket.open = False
+    q = SendQueue(4, socket)
+    q.push(b"welcome", bounded=False)
+    catch_up = Made(1000)
+    q.push_catch_up(iter(catch_up))
+    q.push(b"live 1")
+    q.push(b"ack", answer=True)
+    assert catch_up.made == 0 and not q.overflowed.is_set()
+    assert await q.get() == b"welcome"
+    for i in range(3):
+        assert await q.get() == b"catch-up %d" % i
+    assert catch_up.made == 3
+    q.push(b"live 2")  # four waiting, the catch-up one of them (its 997 frames unmade)
+    assert not q.overflowed.is_set() and catch_up.made == 3
+    assert [await q.get() for _ in range(997)] == [b"catch-up %d" % i for i in range(3, 1000)]
+    assert [await q.get(), await q.get(), await q.get()] == [b"live 1", b"ack", b"live 2"]
+    socket.open = True
+    q.push(b"live 3")  # nothing waits now: straight to the socket
+    assert socket.written == [b"live 3"]
+
+
+async def test_live_frames_behind_a_catch_up_are_bounded_apart_from_it() -> None:
+    socket = Socket()
+    socket.open = False
+    q = SendQueue(2, socket)
+    q.push_catch_up(iter(Made(50)))
+    q.push(b"live 1")
+    assert not q.overflowed.is_set()  # the catch-up and one live frame: two waiting
+    q.push(b"live 2")
+    assert q.overflowed.is_set() and await q.get() is None
+
+
+async def test_a_catch_up_that_fails_closes_the_connection_as_the_servers_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """What the sender is given instead of the rest: the close, with code 1011, so that
+    the client resumes from the last update it has; the error is the server's, logged."""
+    q = SendQueue(10)
+    q.push_catch_up(iter(Made(5, fail_at=2)))
+    q.push(b"live")
+    assert [await q.get(), await q.get()] == [b"catch-up 0", b"catch-up 1"]
+    assert await q.get() is None
+    assert q.close_code == 1011 and "resume" in q.close_reason
+    assert not q.overflowed.is_set()

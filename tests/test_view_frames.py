@@ -122,7 +122,7 @@ def test_a_catch_up_is_each_update_with_the_view_now(game: str) -> None:
     core: MatchCore[str] = MatchCore(entries[0], "1-0", game=hosted)
     core.receive([(f"{i}-0", e) for i, e in enumerate(entries[1:], 2)])
     for viewer in (Viewer(seat=0), SPECTATOR, AUDITOR):
-        frames = core.subscribe(f"late {viewer}", viewer, 0, {"type": "welcome"})[1:]
+        frames = list(core.subscribe(f"late {viewer}", viewer, 0, {"type": "welcome"}).catch_up)
         view = match_view(hosted.views, core.current, viewer)
         wanted = [
             (seq, events) for seq, ms, outcome in core._history(2)
