@@ -183,6 +183,18 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                 text = message.get("text")
                 return text if text is not None else message.get("bytes") or b""
 
+            def shutdown(self) -> None:
+                # uvicorn sends each connection a close frame (1012) as the server stops,
+                # which `websockets` refuses (InvalidState) once the closing handshake has
+                # begun: the client sent its close and the answer waits, say behind updates
+                # it does not read. Raised there, it cut uvicorn's shutdown short. Such a
+                # connection has nothing more to say: it is dropped.
+                if self.handshake_complete and not self.close_sent and self.conn.state is not _OPEN:
+                    self.stop_keepalive()
+                    self.transport.abort()
+                    return
+                super().shutdown()
+
             def data_received(self, data: bytes) -> None:
                 texts = self._simple_frames(data)
                 if texts is None:

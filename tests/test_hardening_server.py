@@ -505,3 +505,26 @@ async def test_spectators_that_ask_for_a_long_match_and_read_nothing_hold_little
         for client in hogs:
             client.transport.abort()
 
+
+async def test_the_server_stops_while_a_client_that_said_close_reads_nothing() -> None:
+    """Failed before (websockets.exceptions.InvalidState out of uvicorn's shutdown, which
+    then skipped the rest of it): uvicorn sends every connection a close frame when the
+    server stops, and `websockets` refuses one to a connection whose closing handshake
+    has begun, as it has when the client sent its close and the answer waits behind
+    updates the client does not read."""
+    srv = EmbeddedServer(Settings(rate=1e6, burst=10**6))
+    await srv.__aenter__()
+    try:
+        m = await long_match(srv, rounds=100)
+        client = await hog(srv, m)
+        await asyncio.sleep(0.2)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(client.close(), 0.3)  # its close goes; it reads nothing
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while client.theirs.conn.state.name != "CLOSING":
+            assert loop.time() - start < 5
+            await asyncio.sleep(0.02)
+    finally:
+        await asyncio.wait_for(srv.__aexit__(None, None, None), 10)
+    client.transport.abort()
