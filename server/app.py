@@ -755,9 +755,10 @@ async def match_replay(request: Request) -> Response:
 
 
 def _release(request: Request, runner: MatchRunner) -> None:
-    """A finished match that nobody follows need not stay in this process's memory."""
+    """A finished match that nobody follows need not stay in this process's memory
+    for long (Hub.linger)."""
     if runner.current.ended and not runner.subscribers:
-        _hub(request).forget(runner.match_id, runner)
+        _hub(request).linger(runner)
 
 
 async def match_log(request: Request) -> Response:

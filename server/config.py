@@ -153,6 +153,11 @@ class Settings:
     hello_timeout: float = 10.0
     # Finished matches' replays kept once made (server/replays.py): at most this many bytes.
     replay_cache_bytes: int = 32 * 1024 * 1024
+    # Finished matches nobody follows that a request loaded (GET /matches/{id}, its log,
+    # its replay, a refused seat claim) stay loaded until the sweep lets go of them (see
+    # runner_idle), this many at most, the least recently asked let go of first: loading
+    # one folds its whole log again (86 ms for a 1,000-round Five-Card Trick).
+    finished_kept: int = 32
     # An HTTP request's line and headers (a websocket's handshake too) arrive within this
     # many seconds of the connection, or of the request's first byte, and then its body
     # within as long again, or the connection is closed (server/header_timeout.py,

@@ -724,6 +724,9 @@ class Hub:
         self.key: ServerKey | None = None  # signs receipts (the app loads it: server/keys.py)
         self.limits = Limits(settings)  # shared rate limits (server/limits.py)
         self.replays = ReplayCache(settings.replay_cache_bytes)  # (server/replays.py)
+        # Finished matches nobody follows that requests used, the least recently used
+        # first (see linger).
+        self._lingering: collections.OrderedDict[str, MatchRunner] = collections.OrderedDict()
         self.expiry = Expiry(self)
         # Unfinished matches found at start-up and not followed yet (None: not listed yet).
         self.to_resume: int | None = None
@@ -769,9 +772,25 @@ class Hub:
         if not done.cancelled():
             done.exception()  # retrieved: its callers have it, if any is left
 
+    def linger(self, runner: MatchRunner) -> None:
+        """A finished match nobody follows, that a request used: it stays loaded until
+        the sweep lets go of it (unused for its grace), so that the next request (a
+        poll, a crowd after a famous match, the client's next page) does not fold its
+        whole log again; `Settings.finished_kept` of them at most, the least recently
+        used let go of first."""
+        lingering = self._lingering
+        lingering[runner.match_id] = runner
+        lingering.move_to_end(runner.match_id)
+        while len(lingering) > self.settings.finished_kept:
+            match_id, oldest = lingering.popitem(last=False)
+            if not oldest.subscribers:
+                self.forget(match_id, oldest)
+
     def forget(self, match_id: str, runner: MatchRunner) -> None:
         """Let go of a runner: it stops, and nothing of its match stays in the process
         (once the requests that hold it are done). A later request loads it again."""
+        if self._lingering.get(match_id) is runner:
+            del self._lingering[match_id]
         if self.runners.get(match_id) is runner:
             del self.runners[match_id]
             runner.released = True

@@ -1,8 +1,10 @@
 """GET /matches/{id}/replay: a finished match's replay for a viewer is made once and kept
-(server/replays.py), within a budget of bytes."""
+(server/replays.py), within a budget of bytes; and the finished match itself stays
+loaded for the next request (Hub.linger)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -70,3 +72,37 @@ def test_the_replays_kept_fit_their_budget_the_least_recently_asked_going_first(
     assert kept.get("big") is None and len(kept) == 2
     kept.put("a", b"aaaaaa")  # kept again, its new size counted
     assert kept.size == 10 and kept.get("a") == b"aaaaaa"
+
+
+async def test_a_finished_match_that_requests_use_is_loaded_once_and_let_go_later() -> None:
+    """Failed before: a request for a finished match nobody follows loaded it (its whole
+    log read and folded again: 86 ms for a 1,000-round Five-Card Trick) and let go of it
+    at once, so every GET /matches/{id} of it loaded it again. It stays loaded now, for
+    the next request, until the sweep lets go of it; `finished_kept` at most."""
+    async with EmbeddedServer(Settings(runner_idle=1.0, finished_kept=2)) as srv, \
+            httpx.AsyncClient(base_url=srv.url) as http:
+        hub = srv.app.state.hub
+        matches = [await _finished_toy(srv) for _ in range(3)]
+        loads: list[str] = []
+        load = hub._load
+
+        async def counting(match_id: str) -> Any:
+            loads.append(match_id)
+            return await load(match_id)
+
+        hub._load = counting
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while any(m in hub.runners for m in matches):  # the sweep lets go of them
+            assert loop.time() - start < 10
+            await asyncio.sleep(0.05)
+        for m in matches[:2]:
+            for path in ("", "/log", "/replay", ""):
+                assert (await http.get(f"/matches/{m}{path}")).status_code == 200
+        assert loads == matches[:2] and set(hub.runners) == set(matches[:2])
+        assert (await http.get(f"/matches/{matches[2]}")).status_code == 200
+        assert set(hub.runners) == set(matches[1:]), "the least recently used let go of"
+        start = loop.time()
+        while hub.runners:  # and the sweep lets go of the others, unused
+            assert loop.time() - start < 10
+            await asyncio.sleep(0.05)
