@@ -151,7 +151,8 @@ class Settings:
     # one item, its updates made as the client reads them.
     send_queue: int = 512
     hello_timeout: float = 10.0
-    # Finished matches' replays kept once made (server/replays.py): at most this many bytes.
+    # Finished matches' replays and public logs kept once made (server/replays.py): at
+    # most this many bytes.
     replay_cache_bytes: int = 32 * 1024 * 1024
     # Finished matches nobody follows that a request loaded (GET /matches/{id}, its log,
     # its replay, a refused seat claim) stay loaded until the sweep lets go of them (see

@@ -1,4 +1,4 @@
-"""Finished matches' replays (`GET /matches/{id}/replay`), kept once made.
+"""Finished matches' replays (`GET /matches/{id}/replay`) and logs (`/log`), kept once made.
 
 A replay folds the whole log again, makes the view of every update and verifies the
 log: 4 ms for a Five-Card Trick match, 25 ms for Keys to Success, 60 ms for Labyrinth on
@@ -7,6 +7,9 @@ viewer does not change, and it is what a crowd asks for after a famous match (or
 client asks for again and again), so each answer is kept, by the match, its log (its
 length and last digest: a log the store gives differently is replayed again) and the
 viewer, as long as all of them fit in `max_bytes`; the least recently asked go first.
+A log's public form (every value the rules keep secret for good withheld,
+projections/seal.py) folds the whole log again too, and is kept the same way (by the
+match, its log and whether the audit key was given).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""GET /matches/{id}/replay: a finished match's replay for a viewer is made once and kept
-(server/replays.py), within a budget of bytes; and the finished match itself stays
-loaded for the next request (Hub.linger)."""
+"""GET /matches/{id}/replay and /log: a finished match's replay for a viewer, and its
+log, are made once and kept (server/replays.py), within a budget of bytes; and the
+finished match itself stays loaded for the next request (Hub.linger)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,44 @@ def test_the_replays_kept_fit_their_budget_the_least_recently_asked_going_first(
     assert kept.get("big") is None and len(kept) == 2
     kept.put("a", b"aaaaaa")  # kept again, its new size counted
     assert kept.size == 10 and kept.get("a") == b"aaaaaa"
+
+
+async def test_a_finished_matchs_log_is_made_once_and_its_audited_form_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Failed before: the public form of a sealed log folds the whole log again, at
+    each request (130 ms of the server's time for a 1,000-round Five-Card Trick)."""
+    made: list[int] = []
+    public_log = server_app.seal.public_log
+
+    def counting(*args: Any) -> Any:
+        made.append(1)
+        return public_log(*args)
+
+    monkeypatch.setattr(server_app.seal, "public_log", counting)
+    async with EmbeddedServer(Settings()) as srv, httpx.AsyncClient(base_url=srv.url) as http:
+        created = await http.post("/matches", json={"game": "toy", "options": {"turn_ms": 60_000}})
+        match, audit = created.json()["match"], created.json()["audit_key"]
+        tokens = [(await http.post(f"/matches/{match}/seats", json={"name": n})).json()["token"] for n in "AB"]
+        players = [await Raw.open(srv.ws_url) for _ in tokens]
+        for raw, token in zip(players, tokens, strict=True):
+            await raw.hello(match, token)
+        for i in range(200):
+            if (await players[i % 2].command(f"m{i}", {"type": "add", "n": 3}))["type"] != "ack":
+                break
+        for raw in players:
+            await raw.close()
+        first = await http.get(f"/matches/{match}/log")
+        again = await http.get(f"/matches/{match}/log")
+        assert first.status_code == again.status_code == 200
+        assert again.content == first.content and len(made) == 1
+        assert first.headers["content-type"] == "application/x-ndjson"
+        wrong = await http.get(f"/matches/{match}/log", params={"audit": "0" * 64})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_audit_key"
+        whole = await http.get(f"/matches/{match}/log", headers={"Audit-Key": audit})
+        assert whole.status_code == 200 and whole.content != first.content
+        assert (await http.get(f"/matches/{match}/log", params={"audit": audit})).content == whole.content
+        assert len(made) == 1, "the audited log is the log itself, kept apart"
 
 
 async def test_a_finished_match_that_requests_use_is_loaded_once_and_let_go_later() -> None:
