@@ -18,7 +18,7 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
@@ -754,7 +754,27 @@ async def match_replay(request: Request) -> Response:
         body = bytes(made.body)
         replays.put((runner.match_id, len(entries), entries[-1].digest, viewer), body)
     _release(request, runner)
-    return Response(body, media_type="application/json")
+    return _body_response(body, "application/json")
+
+
+BODY_SLICE = 64 * 1024
+
+
+def _body_response(body: bytes, media_type: str) -> Response:
+    """A response of `body`; a large one (a replay, a log: megabytes for a long match)
+    is written a slice at a time as the client reads it. Whole, the HTTP layer copies it
+    to write it at once, and what the socket does not take waits in the server's memory
+    for as long as the client keeps the connection open without reading: a copy of the
+    whole body for each such request."""
+    if len(body) <= BODY_SLICE:
+        return Response(body, media_type=media_type)
+    whole = memoryview(body)
+
+    async def slices() -> AsyncIterator[memoryview]:
+        for start in range(0, len(whole), BODY_SLICE):
+            yield whole[start : start + BODY_SLICE]
+
+    return StreamingResponse(slices(), media_type=media_type, headers={"content-length": str(len(body))})
 
 
 def _release(request: Request, runner: MatchRunner) -> None:
@@ -794,7 +814,7 @@ async def match_log(request: Request) -> Response:
             replays.put(key, body)
     else:
         _release(request, runner)
-    return Response(body, media_type="application/x-ndjson")
+    return _body_response(body, "application/x-ndjson")
 
 
 async def _archived_log(request: Request) -> Response | None:
@@ -812,7 +832,7 @@ async def _archived_log(request: Request) -> Response | None:
     if isinstance(audited, JSONResponse):
         return audited
     body = await _log_body(host, list(logged), key, audited)
-    return Response(body, media_type="application/x-ndjson")
+    return _body_response(body, "application/x-ndjson")
 
 
 def _audited(request: Request, key: bytes | None) -> bool | JSONResponse:

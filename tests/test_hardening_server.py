@@ -528,3 +528,35 @@ async def test_the_server_stops_while_a_client_that_said_close_reads_nothing() -
     finally:
         await asyncio.wait_for(srv.__aexit__(None, None, None), 10)
     client.transport.abort()
+
+
+async def test_a_client_that_asks_for_a_long_replay_and_reads_nothing_holds_little() -> None:
+    """Failed before: a replay or a log (megabytes for a long match) was handed to the
+    HTTP layer whole, which copied it to write it at once; what the socket did not take
+    waited in the server's memory for as long as the client kept the connection open
+    without reading. It is written a slice at a time now, as the client reads."""
+    async with EmbeddedServer(Settings(rate=1e6, burst=10**6)) as srv:
+        m = await long_match(srv)
+        async with httpx.AsyncClient(base_url=srv.url) as http:
+            whole = await http.get(f"/matches/{m}/replay")
+            log = await http.get(f"/matches/{m}/log")  # (a slice at a time too: 230 KB)
+        assert whole.status_code == log.status_code == 200 and len(log.content.splitlines()) > 600
+        assert len(whole.content) > 1_500_000 and whole.json()["verified"]["ok"] is True
+        assert int(whole.headers["content-length"]) == len(whole.content)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        port = sock.getsockname()[1]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        theirs: list[Any] = []
+        while not theirs:  # the server's side of this connection (once accepted)
+            theirs = [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
+            assert loop.time() - start < 5
+            await asyncio.sleep(0.01)
+        theirs[0].transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+        sock.sendall(f"GET /matches/{m}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await asyncio.sleep(0.5)
+        waiting = theirs[0].transport.get_write_buffer_size()
+        assert waiting < 300_000 < len(whole.content), waiting
+        sock.close()
