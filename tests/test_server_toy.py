@@ -228,6 +228,9 @@ async def test_deadlines_tick_and_the_match_ends_with_its_log(srv: EmbeddedServe
                 break
             await asyncio.sleep(0.02)
         assert (await http.get(f"/matches/{m}")).json()["ended"]
+    # kept for the next request (Hub.linger) until the sweep lets go of it, unused
+    assert m in hub.runners and hub.runners[m].current.ended
+    hub._release_idle(grace=0.0)
     assert m not in hub.runners, "a finished match nobody follows leaves memory"
 
 
