@@ -199,9 +199,6 @@ class MatchCore(Generic[K]):
         self._current = ms
         self._outcome = Outcome()
         self._cursor: tuple[int, MatchState, Outcome] | None = None
-        # How many times the history was folded again from a store's log (resync): a
-        # refold under way over the history before stops there (see _history, catch_up).
-        self._generation = 0
         self.streams = self._new_streams()
         # The stream id of the last entry folded (its position in the store).
         self.stream_id = stream_id
@@ -262,7 +259,7 @@ class MatchCore(Generic[K]):
         last when asked; none after a resync replaced the history, should the caller
         pause between two)."""
         last = self._current.seq
-        generation = self._generation
+        entries = self._entries  # (a resync puts the refolded log's in its place)
         if first > last:
             return
         if first == last:
@@ -279,8 +276,8 @@ class MatchCore(Generic[K]):
         else:
             seq = max(1, (first - 1) // CHECKPOINT * CHECKPOINT)
             ms, outcome = self._checkpoints[seq], Outcome()
-        while seq < last and self._generation == generation:
-            entry = _entry_decoder.decode(self._entries[seq])
+        while seq < last and self._entries is entries:
+            entry = _entry_decoder.decode(entries[seq])
             new, outcome = engine.step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
             ms = msgspec.structs.replace(new, seq=entry.seq, head=entry.digest)  # as engine.apply
             seq += 1
@@ -492,7 +489,6 @@ class MatchCore(Generic[K]):
             before[viewer] = (self.streams.length(viewer), self.streams.view(viewer))
         self._entries, self.times = fresh._entries, fresh.times
         self._checkpoints, self._cursor = fresh._checkpoints, None
-        self._generation += 1
         self._current, self._outcome = fresh._current, fresh._outcome
         self.checkpoint = fresh.checkpoint
         self.stream_id = fresh.stream_id
@@ -571,7 +567,7 @@ class MatchCore(Generic[K]):
         drops any after it when the `resync` frame, queued behind them, comes."""
         number = since
         while number < upto:
-            generation, streams = self._generation, self.streams
+            streams = self.streams  # (a resync puts new ones in its place)
             index = streams.index(viewer)
             last = min(upto, len(index))
             if number >= last:
@@ -583,7 +579,7 @@ class MatchCore(Generic[K]):
                     yield streams.frame(number, seq, _encode(project_events(views, ms, outcome, viewer)), view)
                     if number >= last:
                         return
-            if self._generation == generation:
+            if self.streams is streams:
                 return
 
     def hold(self, key: K, viewer: Viewer) -> None:
