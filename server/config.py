@@ -164,6 +164,10 @@ class Settings:
     # within as long again, or the connection is closed (server/header_timeout.py,
     # server/app.py's _read_body; DAEDALUS_HEADER_TIMEOUT).
     header_timeout: float = field(default_factory=lambda: _seconds_from_env("DAEDALUS_HEADER_TIMEOUT", 15.0))
+    # An HTTP answer its client does not read: the connection is aborted once its writes
+    # have waited this many seconds for room in a full buffer (server/header_timeout.py's
+    # send_timed; DAEDALUS_SEND_TIMEOUT). A websocket's keepalive does that for it.
+    send_timeout: float = field(default_factory=lambda: _seconds_from_env("DAEDALUS_SEND_TIMEOUT", 60.0))
     # `GET /health` answers within this many seconds: 503 when the store has not answered
     # its ping by then (a stalled Redis must not stall the health check).
     health_timeout: float = 1.0

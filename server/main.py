@@ -19,7 +19,7 @@ from server import logs
 from server.app import create_app
 from server.coalesce import coalescing
 from server.config import Settings
-from server.header_timeout import header_timed
+from server.header_timeout import header_timed, send_timed
 from server.route import Adopting, Handoff, rerouting, routed
 from server.storage import Store
 
@@ -36,14 +36,15 @@ def _ws_protocol(name: str) -> type[asyncio.Protocol]:
 
 def _http_protocol(settings: Settings) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, whatever else is installed, with a time limit on each
-    request's line and headers (server/header_timeout.py). uvicorn's `auto` would take
+    request's line and headers, and on an answer its client does not read
+    (server/header_timeout.py). uvicorn's `auto` would take
     httptools where it is installed (by `uvicorn[standard]`, say), which reads a request's
     line and headers without a bound (one endless header grew a server by 200 MB in a
     test; h11 refuses an unfinished request past 16 KiB), and on which server/route.py
     cannot hand a kept-alive connection over between two requests."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    return header_timed(H11Protocol, settings.header_timeout)
+    return send_timed(header_timed(H11Protocol, settings.header_timeout), settings.send_timeout)
 
 
 def _uvicorn_config(

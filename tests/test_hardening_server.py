@@ -560,3 +560,34 @@ async def test_a_client_that_asks_for_a_long_replay_and_reads_nothing_holds_litt
         waiting = theirs[0].transport.get_write_buffer_size()
         assert waiting < 300_000 < len(whole.content), waiting
         sock.close()
+
+
+async def test_an_answer_its_client_does_not_read_is_given_up_after_send_timeout() -> None:
+    """Failed before (the connection stayed, its task waiting to write, for as long as
+    the client liked): HTTP has no keepalive ping to end a connection whose client has
+    stopped reading, as a websocket has. Writing paused `send_timeout` seconds, it is
+    aborted."""
+    async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_timeout=1.0)) as srv:
+        m = await long_match(srv)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        port = sock.getsockname()[1]
+
+        def theirs() -> list[Any]:
+            return [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
+
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while not theirs():
+            assert loop.time() - start < 5
+            await asyncio.sleep(0.01)
+        theirs()[0].transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+        sock.sendall(f"GET /matches/{m}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await asyncio.sleep(0.5)
+        assert theirs(), "still trying to send"
+        while theirs():
+            assert loop.time() - start < 10, "the connection whose client reads nothing stays"
+            await asyncio.sleep(0.1)
+        assert loop.time() - start > 1.0
+        sock.close()
