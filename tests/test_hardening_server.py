@@ -246,9 +246,7 @@ async def test_a_client_that_stops_reading_is_closed_with_4008_after_what_was_se
     then the close, and resumes from the last one."""
     async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_queue=16)) as srv:
         m, _ = await new_match(srv.url, "toy", {"turn_ms": 2})  # a tick (an update) every 2 ms
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", srv.port))
+        sock = cramped_socket(srv)
         slow = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, close_timeout=0.5)
         await slow.send(json.dumps({"type": "hello", "match": m, "since": "now"}))
         runner = await srv.app.state.hub.runner(m)
@@ -280,9 +278,7 @@ async def test_a_client_that_asks_and_never_reads_the_answers_is_closed_as_too_s
     do: `send_queue` of them waiting, and it is closed with 4008."""
     async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_queue=16)) as srv:
         m, tokens = await new_match(srv.url, "toy", {"turn_ms": 600_000})
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", srv.port))
+        sock = cramped_socket(srv)
         slow = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, close_timeout=0.5)
         await slow.send(json.dumps({"type": "hello", "match": m, "token": tokens[0], "updates": "events"}))
         assert json.loads(await slow.recv())["type"] == "welcome"  # then it reads no more
@@ -460,19 +456,40 @@ async def long_match(srv: EmbeddedServer, rounds: int = 300) -> str:
     return m
 
 
-async def hog(srv: EmbeddedServer, match: str) -> Any:
-    """A spectator that asks for the whole of `match` and reads nothing. The kernel
-    would take megabytes into the server's socket first (loopback grows a send buffer
-    up to tcp_wmem's 4 MB): the server's socket of this connection gets a small one, as
-    a congested network would give it."""
+def cramped_socket(srv: EmbeddedServer) -> socket.socket:
+    """A client socket connected to `srv` with a small receive buffer."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect(("127.0.0.1", srv.port))
-    client = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, max_size=None)
+    return sock
+
+
+def server_side(srv: EmbeddedServer, sock: socket.socket) -> Any | None:
+    """The server's protocol of the connection `sock` made (None: not accepted yet)."""
     port = sock.getsockname()[1]
-    (theirs,) = [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
+    found = [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
+    return found[0] if found else None
+
+
+async def cramp(srv: EmbeddedServer, sock: socket.socket) -> Any:
+    """The server's protocol of `sock`'s connection, its socket given a small send
+    buffer: the kernel would take megabytes into it first (loopback grows a send buffer
+    up to tcp_wmem's 4 MB), as a congested network would not."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while (theirs := server_side(srv, sock)) is None:
+        assert loop.time() - start < 5, "the connection was not accepted"
+        await asyncio.sleep(0.01)
     theirs.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
-    client.theirs = theirs
+    return theirs
+
+
+async def hog(srv: EmbeddedServer, match: str) -> Any:
+    """A spectator that asks for the whole of `match` and reads nothing, on a cramped
+    connection."""
+    sock = cramped_socket(srv)
+    client = await websockets.asyncio.client.connect(srv.ws_url, sock=sock, max_queue=1, max_size=None)
+    client.theirs = await cramp(srv, sock)
     await client.send(json.dumps({"type": "hello", "match": match, "since": 0}))
     return client
 
@@ -543,21 +560,11 @@ async def test_a_client_that_asks_for_a_long_replay_and_reads_nothing_holds_litt
         assert whole.status_code == log.status_code == 200 and len(log.content.splitlines()) > 600
         assert len(whole.content) > 1_500_000 and whole.json()["verified"]["ok"] is True
         assert int(whole.headers["content-length"]) == len(whole.content)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", srv.port))
-        port = sock.getsockname()[1]
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        theirs: list[Any] = []
-        while not theirs:  # the server's side of this connection (once accepted)
-            theirs = [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
-            assert loop.time() - start < 5
-            await asyncio.sleep(0.01)
-        theirs[0].transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+        sock = cramped_socket(srv)
+        theirs = await cramp(srv, sock)
         sock.sendall(f"GET /matches/{m}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         await asyncio.sleep(0.5)
-        waiting = theirs[0].transport.get_write_buffer_size()
+        waiting = theirs.transport.get_write_buffer_size()
         assert waiting < 300_000 < len(whole.content), waiting
         sock.close()
 
@@ -569,24 +576,14 @@ async def test_an_answer_its_client_does_not_read_is_given_up_after_send_timeout
     aborted."""
     async with EmbeddedServer(Settings(rate=1e6, burst=10**6, send_timeout=1.0)) as srv:
         m = await long_match(srv)
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", srv.port))
-        port = sock.getsockname()[1]
-
-        def theirs() -> list[Any]:
-            return [c for c in srv._server.server_state.connections if c.client and c.client[1] == port]
-
+        sock = cramped_socket(srv)
+        await cramp(srv, sock)
         loop = asyncio.get_running_loop()
         start = loop.time()
-        while not theirs():
-            assert loop.time() - start < 5
-            await asyncio.sleep(0.01)
-        theirs()[0].transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
         sock.sendall(f"GET /matches/{m}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         await asyncio.sleep(0.5)
-        assert theirs(), "still trying to send"
-        while theirs():
+        assert server_side(srv, sock) is not None, "still trying to send"
+        while server_side(srv, sock) is not None:
             assert loop.time() - start < 10, "the connection whose client reads nothing stays"
             await asyncio.sleep(0.1)
         assert loop.time() - start > 1.0
