@@ -516,8 +516,8 @@ class MatchRunner:
         if self.delayed is not None:
             self.delayed.unsubscribe(sub)
         self.touch()
-        if self.core.idle:
-            self.hub.forget(self.match_id, self)
+        if self.core.idle:  # over, and its last viewer gone: kept a while (a reconnection)
+            self.hub.linger(self)
 
     # -- appending -------------------------------------------------------------------------
 
@@ -773,11 +773,11 @@ class Hub:
             done.exception()  # retrieved: its callers have it, if any is left
 
     def linger(self, runner: MatchRunner) -> None:
-        """A finished match nobody follows, that a request used: it stays loaded until
-        the sweep lets go of it (unused for its grace), so that the next request (a
-        poll, a crowd after a famous match, the client's next page) does not fold its
-        whole log again; `Settings.finished_kept` of them at most, the least recently
-        used let go of first."""
+        """A finished match nobody follows, that a request or a viewer used: it stays
+        loaded until the sweep lets go of it (unused for its grace), so that the next
+        request or hello (a poll, a reconnection, a crowd after a famous match) does not
+        fold its whole log again; `Settings.finished_kept` of them at most, the least
+        recently used let go of first."""
         lingering = self._lingering
         lingering[runner.match_id] = runner
         lingering.move_to_end(runner.match_id)
