@@ -546,25 +546,30 @@ class MatchCore(Generic[K]):
             receipt = self._signed(*self.checkpoint) if self.checkpoint is not None else None
             if receipt is not None:
                 welcome["receipt"] = {"type": "receipt", **receipt}
-        view_json = _encode(view) if with_view and since < length else None
         self._viewers[key] = viewer
         if not with_view:
             if self._bare is None:
                 self._bare = set()
             self._bare.add(key)
-        rest = self.catch_up(viewer, since, length, view_json) if since < length else iter(())
-        return Subscribed(_encode(welcome), rest)
+        return Subscribed(_encode(welcome), self.catch_up(viewer, since, length, view if with_view else None))
 
-    def catch_up(self, viewer: Viewer, since: int, upto: int, view: bytes | None) -> Iterator[bytes]:
-        """Updates since+1 .. upto of `viewer`'s stream, each with `view` (JSON; None:
-        without), made one at a time as they are asked for: a catch-up waiting for a
-        client that reads slowly, or not at all, holds its place in the history, not its
-        frames (a whole long match's, each with the view: megabytes a connection).
+    def catch_up(
+        self, viewer: Viewer, since: int, upto: int, view: dict[str, Any] | None
+    ) -> Iterator[bytes]:
+        """Updates since+1 .. upto of `viewer`'s stream, each with `view` (None: without),
+        made one at a time as they are asked for: a catch-up waiting for a client that
+        reads slowly, or not at all, holds its place in the history, not its frames (a
+        whole long match's, each with the view: megabytes a connection).
 
         Entries folded meanwhile do not change these updates. A resync meanwhile (the
         store lost entries) does: the rest come from the history refolded, up to its
         length; those up to the resync's `kept` are the same in both, and the client
         drops any after it when the `resync` frame, queued behind them, comes."""
+        if since >= upto:  # (no generator, which would hold the core until dropped)
+            return iter(())
+        return self._catch_up(viewer, since, upto, None if view is None else _encode(view))
+
+    def _catch_up(self, viewer: Viewer, since: int, upto: int, view: bytes | None) -> Iterator[bytes]:
         number = since
         while number < upto:
             streams = self.streams  # (a resync puts new ones in its place)

@@ -178,13 +178,11 @@ class DelayedFeed(Generic[K]):
             raise SinceOutOfRange(f"since must be between 0 and {length}, the updates in your stream")
         view = self.view(now)
         welcome_frame = _encode({**welcome, "seq": length, "view": view, "delay": self.delay.document()})
-        view_json = _encode(view) if with_view and since < length else None
         self._subs[key] = point
         if not with_view:
             self._bare.add(key)
         self.core.hold(key, SPECTATOR)
-        rest = self.core.catch_up(SPECTATOR, since, length, view_json) if since < length else iter(())
-        return Subscribed(welcome_frame, rest)
+        return Subscribed(welcome_frame, self.core.catch_up(SPECTATOR, since, length, view if with_view else None))
 
     def unsubscribe(self, key: K) -> None:
         self._subs.pop(key, None)
