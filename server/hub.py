@@ -134,11 +134,14 @@ class SendQueue:
 
     def _overflow(self) -> None:
         self.overflowed.set()
+        self._drop_waiting()
+        self.close()  # (all that is left to take)
+
+    def _drop_waiting(self) -> None:
+        """Nothing waiting any more, frames or answers."""
         self._items.clear()
         self._answers = None
-        self._items.append(None)  # (all that is left to take: the close)
-        self._queued, self._taken = 1, 0
-        self._ready.set()
+        self._queued = self._taken = 0
 
     def close(self, code: int | None = None, reason: str = "") -> None:
         """No more frames; with `code`, the connection is to be closed with it."""
@@ -164,9 +167,7 @@ class SendQueue:
                 frame = next(item, None)
             except Exception:
                 log.exception("catch_up_failed")
-                self._items.clear()
-                self._answers = None
-                self._queued = self._taken = 0
+                self._drop_waiting()
                 self.close(CLOSE_INTERNAL, "the server failed: resume from your last seq")
                 continue
             if frame is not None:
