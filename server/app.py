@@ -742,18 +742,17 @@ async def match_replay(request: Request) -> Response:
     if isinstance(refused, JSONResponse):
         return refused
     viewer = refused
+    _release(request, runner)
     replays = _hub(request).replays
     current = runner.current
     body = replays.get((runner.match_id, current.seq, current.head, viewer))
     if body is None:
         entries = [entry for _sid, entry in await runner.store.read(runner.match_id)]
         if not entries:  # archived since this process loaded it (as it is unloaded: 404)
-            _release(request, runner)
             return http_error(404, "unknown_match", "no such match")
         made = await asyncio.to_thread(lambda: JSONResponse(replay_updates(entries, viewer)))
         body = bytes(made.body)
         replays.put((runner.match_id, len(entries), entries[-1].digest, viewer), body)
-    _release(request, runner)
     return _body_response(body, "application/json")
 
 
@@ -792,10 +791,10 @@ async def match_log(request: Request) -> Response:
         return runner
     if not runner.current.ended:
         return http_error(409, "match_not_over", "the log is published when the match is over")
+    _release(request, runner)
     current = runner.current
     audited = _audited(request, current.audit_key)
     if isinstance(audited, JSONResponse):
-        _release(request, runner)
         return audited
     # The body, once made, is kept as a replay is (server/replays.py): the public form
     # of a sealed log folds the whole log again (130 ms of the server's time a request,
@@ -805,15 +804,12 @@ async def match_log(request: Request) -> Response:
     body = replays.get(key)
     if body is None:
         entries = await runner.store.read(runner.match_id)
-        _release(request, runner)
         if not entries:  # archived since this process loaded it
             return await _archived_log(request) or http_error(404, "unknown_match", "no such match")
         logged: list[Any] = [entry for _sid, entry in entries]
         body = await _log_body(runner.hosted, logged, current.audit_key, audited)
         if len(logged) == current.seq and logged[-1].digest == current.head:
             replays.put(key, body)
-    else:
-        _release(request, runner)
     return _body_response(body, "application/x-ndjson")
 
 
