@@ -685,7 +685,7 @@ async def _sealed_replay(request: Request, runner: MatchRunner, viewer: Viewer) 
         return viewer
     given = request.query_params.get("audit")
     if given is not None:
-        if not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
+        if not audit_key_is(given, key):
             return http_error(403, "bad_audit_key", "that is not this match's audit key")
         return viewer
     if viewer.seat is not None:
@@ -717,7 +717,7 @@ def _host_view_refused(runner: MatchRunner, msg: Hello, seat: int | None) -> byt
     if msg.audit is None:
         return error_frame("match_not_over", "the full view opens when the match is over, or before for "
                            "the host who gave its setup, with the match's audit key (`audit`)")
-    if not hmac.compare_digest(msg.audit.strip().lower().encode(), ms.audit_key.hex().encode()):
+    if not audit_key_is(msg.audit, ms.audit_key):
         return error_frame("bad_audit_key", "that is not this match's audit key")
     return None
 
@@ -831,6 +831,12 @@ async def _archived_log(request: Request) -> Response | None:
     return _body_response(body, "application/x-ndjson")
 
 
+def audit_key_is(given: str, key: bytes) -> bool:
+    """Whether `given` is the audit key `key` in hex (any case, surrounding spaces
+    ignored), compared in constant time."""
+    return hmac.compare_digest(given.strip().lower().encode(), key.hex().encode())
+
+
 def _audited(request: Request, key: bytes | None) -> bool | JSONResponse:
     """Whether the request gives the match's audit key (`?audit=` or an Audit-Key
     header), which opens the whole log of a match that seals (log version 3:
@@ -840,7 +846,7 @@ def _audited(request: Request, key: bytes | None) -> bool | JSONResponse:
     given = request.query_params.get("audit") or request.headers.get("audit-key")
     if given is None:
         return False
-    if not hmac.compare_digest(given.strip().lower().encode(), key.hex().encode()):
+    if not audit_key_is(given, key):
         return http_error(403, "bad_audit_key", "that is not this match's audit key")
     return True
 
