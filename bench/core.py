@@ -4,7 +4,7 @@
 
 A match of random bots is played through the engine (`clients.driver.simulate`, not
 timed); then its entries are proposed again one by one through a `MatchCore` (server/core.py)
-created as a server creates it (log version 3, an audit key; the server's signing key, so
+created as a server creates it (log version 4, an audit key; the server's signing key, so
 receipts are signed), as a server proposes and appends its own entries
 (`MatchCore.propose`, then `MatchCore.appended`), with every seat subscribed: the rules
 and the sealing, the fold's bookkeeping, each seat's update frame (its events and view,
@@ -55,7 +55,7 @@ SEATS = {"five-card-trick": 2, "keys-to-success": 13}
 
 
 def match_log(game: str, rounds: int, tag: str = "") -> tuple[Entry, list[Entry]]:
-    """A version-3 create entry and the entries after it, of one bots' match (`tag`:
+    """A create entry of the current log version and the entries after it, of one bots' match (`tag`:
     another match, its seed and bots' choices drawn from it)."""
     options = {"rounds": rounds, "max_rounds": rounds} if game == "five-card-trick" else {}
     seed = b"\x05" * 32 if not tag else hashlib.sha256(tag.encode()).digest()

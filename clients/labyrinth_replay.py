@@ -74,7 +74,7 @@ class Traced:
 
 def _folded(entries: Sequence[Any]) -> list[Any]:
     """The match state after each entry but the first: folded by the engine, or, for a
-    public log (log version 3 without its audit key), by projections.seal.public_history,
+    public log (log version 3 or 4 without its audit key), by projections.seal.public_history,
     which must find that it withholds nothing. ValueError if the log does not fold."""
     from domain import engine
     from projections.registry import GAMES

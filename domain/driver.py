@@ -25,9 +25,9 @@ from domain.engine import Entry, EntryKind, MatchState, Outcome
 
 
 def driven_audit_key(seed: bytes) -> bytes:
-    """The audit key of a driven match unless one is given (log version 3): derived from
-    its seed, so a driven match stays a function of its seed. Not for a real match, whose
-    seed is revealed at its end: a server draws its audit keys at random."""
+    """The audit key of a driven match unless one is given (log versions 3 and 4): derived
+    from its seed, so a driven match stays a function of its seed. Not for a real match,
+    whose seed is revealed at its end: a server draws its audit keys at random."""
     return hashlib.sha256(b"daedalus-driven-audit-key\n" + seed).digest()
 
 

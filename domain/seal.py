@@ -1,13 +1,20 @@
-"""Salted commitments: how a log of version 3 keeps a value secret for good yet verifiable.
+"""Salted commitments: how a log of version 3 or 4 keeps a value secret for good yet verifiable.
 
-A match of log version 3 has an audit key: 32 random bytes made when the match is
+A match of log version 3 or 4 has an audit key: 32 random bytes made when the match is
 created, recorded in its create entry, handed to whoever created it, and never published.
 Every value the rules might keep secret after the match enters the log's digests only
 through a salted commitment:
 
-    salt(seq, path)   = HMAC-SHA256(entry key of seq, path)
     entry key of seq  = HMAC-SHA256(audit key, "daedalus-entry-v1\\n" || seq)
+    salt(seq, path)   = HMAC-SHA256(entry key of seq, path)                  (version 3)
+                      = the first 16 bytes of SHA-256(entry key of seq || path)  (version 4)
     commit(salt, v)   = SHA-256("daedalus-seal-v1\\n" || salt || canonical JSON of v)
+
+(`seq` in decimal, a path in UTF-8.) The two versions differ in the salts alone: version
+4 derives each with one SHA-256 rather than an HMAC's two, and keeps 16 bytes of it (128
+bits, as unguessable as a salt need be; a digest cut short cannot be extended to another
+path's salt, which a whole SHA-256 of a secret prefix could). A commitment is checked
+the same way in both, with the salt it is shown with.
 
 The paths of an entry are `body` for a command's whole body, `body/<field>` for each
 top-level field of a body that is an object, and `out` for the entry's outcome. An
@@ -129,6 +136,56 @@ class Keyed:
         return form
 
 
+SALT_V4 = 16
+"""How many bytes of its SHA-256 a salt of log version 4 keeps."""
+
+
+class Prefixed:
+    """The salts of one entry of log version 4: SHA-256 of the entry's key then the path,
+    its first 16 bytes. The same methods as Keyed (whose salts are version 3's)."""
+
+    __slots__ = ("_state", "key")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self._state = hashlib.sha256(key)  # copied per path (the key hashed once)
+
+    def salt(self, path: str) -> bytes:
+        """The salt of the value at `path` of the entry whose key this is."""
+        h = self._state.copy()
+        h.update(path.encode())
+        return h.digest()[:SALT_V4]
+
+    def commitment(self, path: bytes, value: Any) -> str:
+        """commit(salt at `path`, value), in one call."""
+        h = self._state.copy()
+        h.update(path)
+        sealed = _SEAL.copy()
+        sealed.update(h.digest()[:SALT_V4])
+        sealed.update(_encode(value))
+        return sealed.hexdigest()
+
+    def inner_form(self, body: dict[Any, Any]) -> dict[Any, dict[str, str]]:
+        # As Keyed.inner_form: each field's commitment written out in the loop.
+        state, paths, seal_, encode = self._state, _FIELD_PATHS, _SEAL, _encode
+        form = {}
+        for name, value in body.items():
+            path = paths.get(name) if type(name) is str else None
+            if path is None:
+                path = _field_path_bytes(name)
+            h = state.copy()
+            h.update(path)
+            sealed = seal_.copy()
+            sealed.update(h.digest()[:SALT_V4])
+            sealed.update(encode(value))
+            form[name] = {SEALED: sealed.hexdigest()}
+        return form
+
+
+Sealer = Keyed | Prefixed
+"""An entry's key ready to derive its salts, as its log's version derives them."""
+
+
 _FIELD_PATHS: dict[str, bytes] = {}
 """The paths of the top-level field names seen so far (a game's commands have a few; at
 most 256 are kept)."""
@@ -151,10 +208,15 @@ def _audit_keyed(key: bytes) -> Keyed:
     return Keyed(key)
 
 
-def keyed(ekey: bytes | Keyed) -> Keyed:
-    """An entry's key ready to derive its salts (made once per entry by whoever derives
-    several of them)."""
-    return ekey if isinstance(ekey, Keyed) else Keyed(ekey)
+def sealer(ekey: bytes, version: int) -> Sealer:
+    """An entry's key ready to derive its salts as log version `version` (3 or 4) does
+    (made once per entry by whoever derives several of them)."""
+    return Prefixed(ekey) if version >= 4 else Keyed(ekey)
+
+
+def keyed(ekey: bytes | Sealer) -> Sealer:
+    """`ekey` ready to derive salts: a Sealer as it is, a key's bytes as version 3's."""
+    return ekey if isinstance(ekey, Keyed | Prefixed) else Keyed(ekey)
 
 
 def entry_key(key: bytes, seq: int) -> bytes:
@@ -162,7 +224,7 @@ def entry_key(key: bytes, seq: int) -> bytes:
     return _audit_keyed(key).digest(ENTRY_PREFIX + str(seq).encode())
 
 
-def salt(ekey: bytes | Keyed, path: str) -> bytes:
+def salt(ekey: bytes | Sealer, path: str) -> bytes:
     """The salt of the value at `path` of the entry whose key is `ekey`."""
     return keyed(ekey).salt(path)
 
@@ -184,7 +246,7 @@ def is_stand_in(value: Any) -> bool:
     )
 
 
-def inner_form(ekey: bytes | Keyed, body: Any) -> Any:
+def inner_form(ekey: bytes | Sealer, body: Any) -> Any:
     """A command body with every top-level field's value by its commitment (a body that
     is not an object: itself)."""
     if isinstance(body, dict):
@@ -192,13 +254,13 @@ def inner_form(ekey: bytes | Keyed, body: Any) -> Any:
     return body
 
 
-def body_form(ekey: bytes | Keyed, body: Any) -> Any:
+def body_form(ekey: bytes | Sealer, body: Any) -> Any:
     """A command body as the chained digest covers it: the commitment to its inner form."""
     k = keyed(ekey)
     return {SEALED: k.commitment(_BODY_PATH, k.inner_form(body) if isinstance(body, dict) else body)}
 
 
-def out_commitment(ekey: bytes | Keyed, outcome: Any) -> str:
+def out_commitment(ekey: bytes | Sealer, outcome: Any) -> str:
     """An entry's `out` digest: the commitment to its outcome."""
     return keyed(ekey).commitment(_OUT_PATH, outcome)
 
@@ -233,6 +295,8 @@ def builtins(value: Any) -> Any:
 __all__ = [
     "SEALED",
     "Keyed",
+    "Prefixed",
+    "Sealer",
     "audit_digest",
     "audit_key_of",
     "body_form",
@@ -244,5 +308,6 @@ __all__ = [
     "keyed",
     "out_commitment",
     "salt",
+    "sealer",
     "stand_in",
 ]

@@ -34,7 +34,7 @@ def who(ms: MatchState, seat: int) -> str:
 
 def seals(views: GameViews, ms: MatchState) -> bool:
     """Whether the match keeps secrets after its end: the game declares some (its
-    `sealed`) and the match's log can keep them (version 3, domain/seal.py)."""
+    `sealed`) and the match's log can keep them (version 3 or 4, domain/seal.py)."""
     return ms.log_version >= 3 and bool(sealed_of(views).fields)
 
 

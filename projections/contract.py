@@ -65,7 +65,7 @@ class GameViews(Protocol):
 # Once a match ends every viewer gets the full view and its log is published, except what
 # a rule text says an opponent never learns. A game that keeps such secrets declares them
 # in its projection module as `sealed` (a `Seals`); the others declare `NOTHING_SEALED`.
-# In a match that seals (log version 3, domain/seal.py), its projection keeps showing
+# In a match that seals (log version 3 or 4, domain/seal.py), its projection keeps showing
 # those values to their owner alone after the match, and the published log shows them
 # only as salted commitments (projections/seal.py, docs/fairness.md).
 

@@ -1,6 +1,6 @@
 """The public log of a finished match that keeps secrets, and its verification.
 
-A match of log version 3 (domain/seal.py) commits to every command body and outcome with
+A match of log version 3 or 4 (domain/seal.py) commits to every command body and outcome with
 salts only its audit key derives. When it ends, its log is published as `public_log`
 makes it: every entry as stored, except that what the game declares sealed
 (`GameViews.sealed`) is replaced by its commitment, and each entry says how to open the
@@ -96,12 +96,13 @@ def fold_clear(rules: Game, entries: Sequence[Entry]) -> list[Logged]:
 
 
 def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[PublicEntry]:
-    """The public form of a whole clear log of version 3 (ValueError for another log, or
-    one whose audit key is not in it)."""
+    """The public form of a whole clear log of version 3 or 4 (ValueError for another
+    log, or one whose audit key is not in it)."""
     key = sealing.audit_key_of(entries[0].body) if entries else None
     if key is None:
-        raise ValueError("not a log of version 3 with its audit key")
+        raise ValueError("not a log of version 3 or 4 with its audit key")
     logged = fold_clear(rules, entries)
+    version = logged[0].before.log_version if logged else engine.LOG_VERSION
     withheld = sealed_of(views).withheld(logged)
     first = entries[0]
     out = [
@@ -112,12 +113,12 @@ def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[
     ]
     for item in logged:
         e = item.entry
-        ekey = sealing.entry_key(key, e.seq)
+        ekey = sealing.sealer(sealing.entry_key(key, e.seq), version)
         held = withheld.get(e.seq)
         body: Any = e.body
         opened: dict[str, Any]
         if held is None or not (held.body or held.fields or held.out):
-            opened = {"key": ekey.hex()}
+            opened = {"key": ekey.key.hex()}
         else:
             salts: dict[str, str] = {}
             if not held.out:
@@ -168,15 +169,16 @@ class PublicVerified(msgspec.Struct, frozen=True):
 
 
 class _Opening:
-    """How one public entry opens: its salts, and what it withholds."""
+    """How one public entry of a log of version `version` opens: its salts, and what it
+    withholds."""
 
-    def __init__(self, entry: PublicEntry) -> None:
+    def __init__(self, entry: PublicEntry, version: int) -> None:
         self.entry = entry
-        self.key: bytes | None = None
+        self.key: sealing.Sealer | None = None
         self.salts: dict[str, bytes] = {}
         opened = entry.open
         if isinstance(opened, dict) and set(opened) == {"key"} and isinstance(opened["key"], str):
-            self.key = bytes.fromhex(opened["key"])
+            self.key = sealing.sealer(bytes.fromhex(opened["key"]), version)
         elif isinstance(opened, dict) and set(opened) == {"salts"} and isinstance(opened["salts"], dict):
             self.salts = {str(p): bytes.fromhex(str(s)) for p, s in opened["salts"].items()}
         else:
@@ -293,7 +295,7 @@ def _verify(
     except IntegrityError as exc:
         return PublicVerified(False, len(entries), failure=str(exc), failed_seq=exc.seq)
     if ms.log_version < 3:
-        return PublicVerified(False, len(entries), failed_seq=1, failure="not a public log of version 3")
+        return PublicVerified(False, len(entries), failed_seq=1, failure="not a public log of version 3 or 4")
     worlds: list[MatchState] = [ms]
     shown: dict[int, Withheld] = {}
     most = 1
@@ -313,7 +315,7 @@ def _verify(
         if public.kind == "create":
             return fail("a second create entry")
         try:
-            opening = _Opening(public)
+            opening = _Opening(public, ms.log_version)
             if opening.digest(head.head) != public.digest:
                 return fail("the entry's digest does not match its content or the chain")
         except (ValueError, TypeError) as exc:

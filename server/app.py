@@ -839,7 +839,7 @@ def audit_key_is(given: str, key: bytes) -> bool:
 
 def _audited(request: Request, key: bytes | None) -> bool | JSONResponse:
     """Whether the request gives the match's audit key (`?audit=` or an Audit-Key
-    header), which opens the whole log of a match that seals (log version 3:
+    header), which opens the whole log of a match that seals (log version 3 or 4:
     docs/fairness.md); a 403 for a key that is not the match's."""
     if key is None:
         return False

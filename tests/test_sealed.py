@@ -1,7 +1,7 @@
 """What stays secret after a match: sealed in every after-match view and the public log.
 
 Five-Card Trick keeps a Block's target that did not resolve and a replaced submission
-secret for good (RULINGS.md, "After a match"). In a match of log version 3 those reach
+secret for good (RULINGS.md, "After a match"). In a match of log version 3 or 4 those reach
 only their owner, after the match too; the public log shows them as salted commitments
 and still verifies; the audit key opens them (projections/seal.py, docs/fairness.md).
 """
@@ -45,8 +45,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = bytes(range(32))
 
 
-def fct_match(variant: str = "dm12", **options: Any) -> MatchDriver:
-    d = MatchDriver(fct, variant=variant, options={"rounds": 2, "max_rounds": 2, **options}, seed=SEED)
+VERSIONS = [3, 4]
+"""The log versions that seal (a test of the public log runs under both)."""
+
+
+def fct_match(variant: str = "dm12", version: int = engine.LOG_VERSION, **options: Any) -> MatchDriver:
+    class Driver(MatchDriver):
+        log_version = version
+
+    d = Driver(fct, variant=variant, options={"rounds": 2, "max_rounds": 2, **options}, seed=SEED)
     d.seat_all()
     return d
 
@@ -64,10 +71,10 @@ def finish(d: MatchDriver) -> None:
         d.advance()
 
 
-def last_round_blocked_match() -> MatchDriver:
+def last_round_blocked_match(version: int = engine.LOG_VERSION) -> MatchDriver:
     """Two rounds; in the last one both play Block (they collide: both canceled), seat 0
     naming Claim and seat 1 Grow; seat 0 replaced a submission in round 1."""
-    d = fct_match(early_close=False)
+    d = fct_match(version=version, early_close=False)
     submit(d, 0, ["score", "steal"])
     submit(d, 0, ["score", "grow"])
     submit(d, 1, ["grow"])
@@ -113,8 +120,10 @@ def test_a_match_before_version_3_still_reveals_everything_at_its_end() -> None:
 # --- the public log --------------------------------------------------------------------------
 
 
-def test_the_public_log_withholds_what_the_rules_keep_and_verifies() -> None:
-    d = last_round_blocked_match()
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_public_log_withholds_what_the_rules_keep_and_verifies(version: int) -> None:
+    d = last_round_blocked_match(version)
+    assert d.entries[0].body["log_version"] == version
     public = public_of(d)
     text = b"".join(msgspec.json.encode(e) for e in public)
     assert b'"block":"claim"' not in text and b'"block":"grow"' not in text
@@ -132,8 +141,9 @@ def test_the_public_log_withholds_what_the_rules_keep_and_verifies() -> None:
     assert checked.withheld == 4 and checked.setup == "seed"
 
 
-def test_with_the_audit_key_every_seal_opens_and_the_clear_log_verifies() -> None:
-    d = last_round_blocked_match()
+@pytest.mark.parametrize("version", VERSIONS)
+def test_with_the_audit_key_every_seal_opens_and_the_clear_log_verifies(version: int) -> None:
+    d = last_round_blocked_match(version)
     public = public_of(d)
     key = driven_audit_key(SEED)
     assert engine.verify(rules_by_name(), d.entries).ok
@@ -158,8 +168,9 @@ def test_with_the_audit_key_every_seal_opens_and_the_clear_log_verifies() -> Non
         ("outcome", "entry 5 (round 1): the recorded outcome differs"),
     ],
 )
-def test_an_edit_to_the_public_log_is_named(change: str, expected: str) -> None:
-    public = public_of(last_round_blocked_match())
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_edit_to_the_public_log_is_named(change: str, expected: str, version: int) -> None:
+    public = public_of(last_round_blocked_match(version))
     if change == "opened_value":
         public[4] = msgspec.structs.replace(public[4], body={**public[4].body, "actions": ["score", "claim"]})
     elif change == "commitment":
@@ -177,9 +188,10 @@ def test_an_edit_to_the_public_log_is_named(change: str, expected: str) -> None:
 
 def _rechain(public: list[seal.PublicEntry], start: int) -> list[seal.PublicEntry]:
     out = public[:start]
+    version = public[0].body["log_version"]
     for e in public[start:]:
         fixed = msgspec.structs.replace(e, digest="")
-        fixed = msgspec.structs.replace(fixed, digest=seal._Opening(fixed).digest(out[-1].digest))
+        fixed = msgspec.structs.replace(fixed, digest=seal._Opening(fixed, version).digest(out[-1].digest))
         out.append(fixed)
     return out
 
@@ -370,6 +382,33 @@ def test_the_declaration_forgets_only_what_the_rules_never_read() -> None:
 # --- old logs ----------------------------------------------------------------------------------
 
 
+LOGS = ROOT / "tests" / "golden" / "logs"
+
+
+def _ndjson(path: Path) -> list[bytes]:
+    return [line for line in path.read_bytes().splitlines() if line]
+
+
+def test_a_log_of_version_3_verifies_and_publishes_as_it_did() -> None:
+    """A clear log of version 3 and its public log, both written by the code of version 3
+    (tests/golden/README.md): the log folds, the public log made of it now is the same
+    bytes, verifies without the audit key, and opens with it."""
+    clear = [msgspec.json.decode(line, type=engine.Entry) for line in _ndjson(LOGS / "five-card-trick-v3.ndjson")]
+    published = _ndjson(LOGS / "five-card-trick-v3.public.ndjson")
+    assert clear[0].body["log_version"] == 3
+    assert engine.verify(rules_by_name(), clear).ok
+    made = public_of_entries(clear)
+    assert [msgspec.json.encode(e) for e in made] == published
+    public = seal.decode_public(published)
+    checked = seal.verify_public(GAMES_FOR, public)  # type: ignore[arg-type]
+    assert checked.ok and checked.withheld == 4, checked
+    assert seal.check_unsealed(fct, FCT.views, clear, driven_audit_key(SEED), made).ok
+
+
+def public_of_entries(entries: list[engine.Entry]) -> list[seal.PublicEntry]:
+    return seal.public_log(fct, FCT.views, entries)
+
+
 def test_the_golden_logs_of_earlier_versions_still_replay_and_verify() -> None:
     from clients.replay import print_replay, print_verify
 
@@ -404,7 +443,7 @@ async def _play_to_canceled_blocks(base: str) -> tuple[str, str, list[str]]:
             await http.post("/matches", json={"game": "five-card-trick", "options": {"rounds": 1, "max_rounds": 1}})
         ).json()
         match, key = created["match"], created["audit_key"]
-        assert created["log_version"] == 3 and len(key) == 64
+        assert created["log_version"] == engine.LOG_VERSION and len(key) == 64
         tokens = [
             (await http.post(f"/matches/{match}/seats", json={"name": n, "seat": s})).json()["token"]
             for s, n in enumerate(["Black", "White"])

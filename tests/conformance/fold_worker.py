@@ -36,7 +36,7 @@ def fold_digests(rules: Any, entries: Sequence[Entry]) -> dict[str, Any]:
     for entry in entries[1:]:
         new, outcome = engine.step(ms, kind=entry.kind, seat=entry.seat, body=entry.body, ts=entry.ts)
         ms = msgspec.structs.replace(new, seq=entry.seq, head=entry.digest)
-        outs.append(engine.out_digest(outcome, entry.seq, ms.audit_key))
+        outs.append(engine.out_digest(outcome, entry.seq, ms.audit_key, log_version=ms.log_version))
     return {"outcomes": outs, "state": state_digest(ms)}
 
 
