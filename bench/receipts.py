@@ -8,8 +8,10 @@ Five-Card Trick (dm12) bot matches are folded, entry by entry, by a match core
 (server/core.py) with two seated players and a spectator subscribed, once without a key
 and once with one (a receipt per round in the players' updates, and at the start and the
 end): on a busy machine that difference is within the noise, so the work a checkpoint
-adds (sign, encode, splice into two updates) is also timed alone. Commands are never
-signed: the per-entry figure is the per-round one spread over a match's entries.
+adds (sign, encode, splice into two updates) is also timed alone, and so is the same for
+checkpoints signed 30 at a time (server/keys.py `Batch`, as a busy server signs those
+of one turn of its loop). Commands are never signed: the per-entry figure is the
+per-round one spread over a match's entries.
 
 The last line is `signatures_per_s=<n> verifications_per_s=<n> us_per_round=<n>
 us_per_entry=<n>` (the extra time per checkpoint, and spread over every entry).
@@ -32,6 +34,9 @@ from domain.engine import Entry  # noqa: E402
 from projections.contract import SPECTATOR, Viewer  # noqa: E402
 from server import keys  # noqa: E402
 from server.core import MatchCore, _encode  # noqa: E402
+
+BATCH = 30
+"""Checkpoints a signature under bench/load.py's 200 matches (docs/performance.md)."""
 
 
 def rate(fn: object, n: int) -> float:
@@ -91,13 +96,29 @@ def main() -> None:
     assert core.checkpoint is not None
     update = b'{"type":"update","seq":1,"ts":1,"events":[],"view":{}}'
 
-    def one_checkpoint() -> None:
-        assert core.checkpoint is not None
-        signed_frame = _encode({"type": "receipt", **(core.receipt(*core.checkpoint) or {})})
+    seq, digest, what, round_ = core.checkpoint
+    fields = {
+        "match": core.match_id, "seq": seq, "digest": digest, "commitment": core.current.commitment,
+        "what": what, "round": round_,
+    }
+
+    def one_checkpoint() -> None:  # (the core keeps the receipt it signed: signed here anew)
+        signed_frame = _encode({"type": "receipt", **key.receipts([fields])[0]})
         for _ in range(2):
             update[:-1] + b',"receipt":' + signed_frame + b"}"
 
     per_round = 1 / rate(one_checkpoint, args.signatures)
+    # Signed together, as a busy server signs the checkpoints of one turn of its loop
+    # (keys.Batch): the same work a checkpoint, with one signature for BATCH of them.
+    batch = [{**fields, "seq": seq + i} for i in range(BATCH)]
+
+    def batched_checkpoints() -> None:
+        for receipt in key.receipts(batch):
+            signed_frame = _encode({"type": "receipt", **receipt})
+            for _ in range(2):
+                update[:-1] + b',"receipt":' + signed_frame + b"}"
+
+    per_batched = 1 / rate(batched_checkpoints, max(1, args.signatures // BATCH)) / BATCH
     print(
         f"{args.matches} dm12 matches, {entries} entries, {rounds} checkpoints: folded with 3 "
         f"viewers in {base * 1e3:.1f} ms without a key, {with_key * 1e3:.1f} ms with one "
@@ -105,6 +126,7 @@ def main() -> None:
         "checkpoint (within the noise of a busy machine)"
     )
     print(f"a checkpoint's own work (sign, encode, two updates): {per_round * 1e6:.1f} us")
+    print(f"the same, {BATCH} checkpoints signed together (keys.Batch): {per_batched * 1e6:.1f} us each")
     print(
         f"signatures_per_s={signs:.0f} verifications_per_s={verifies:.0f} "
         f"us_per_round={per_round * 1e6:.1f} us_per_entry={per_round * rounds / entries * 1e6:.1f}"

@@ -30,7 +30,7 @@ from domain.engine import Entry, EntryKind, IntegrityError, MatchState, Outcome
 from projections.common import match_view, project_events
 from projections.contract import Viewer
 from projections.registry import Hosted, hosted
-from server.keys import ServerKey
+from server.keys import Batch, ServerKey, Ticket
 from server.streams import Streams
 
 # The state after every CHECKPOINT-th entry is kept (see MatchCore._history).
@@ -112,13 +112,36 @@ Decision = Append | Answer | None
 """What `MatchCore.propose` decides; None: a tick that finds nothing due (dropped)."""
 
 
+class Awaiting:
+    """A frame that carries a receipt not signed yet (a core given a `Batch` that signs
+    later): `frame()` gives its bytes, signing the receipt's batch if it is still waiting.
+    `head`: the update without its closing brace, or None for a bare `receipt` frame."""
+
+    __slots__ = ("_frame", "head", "ticket")
+
+    def __init__(self, head: bytes | None, ticket: Ticket) -> None:
+        self.head = head
+        self.ticket = ticket
+        self._frame: bytes | None = None
+
+    def frame(self) -> bytes:
+        if self._frame is None:
+            signed = self.ticket.frame()
+            self._frame = signed if self.head is None else self.head + b',"receipt":' + signed + b"}"
+        return self._frame
+
+
+Frame = bytes | Awaiting
+"""A frame to send: its bytes, or one waiting for its receipt's signature."""
+
+
 @dataclass
 class Folded(Generic[K]):
     """What folding entries gave: the frames to send (subscriber key, frame), in order;
     whether the match ended with them; and the integrity error that stopped the fold,
     if one did (the entries before it are folded and their frames are in `sends`)."""
 
-    sends: list[tuple[K, bytes]] = field(default_factory=list)
+    sends: list[tuple[K, Frame]] = field(default_factory=list)
     ended: bool = False
     error: IntegrityError | None = None
     # The store handed over an entry after the last one folded (by stream id) whose seq
@@ -178,18 +201,20 @@ class MatchCore(Generic[K]):
         first: Entry,
         stream_id: str = "0-0",
         game: Hosted | None = None,
-        key: ServerKey | None = None,
+        key: ServerKey | Batch | None = None,
     ) -> None:
         """A match from its create entry (at `stream_id` in the store). `game`: its rules
         and views (default: the registry's for the game the entry names); `key`: the
-        server's signing key (None: no receipts)."""
-        self.key = key
+        server's signing key, each receipt signed when it is made, or a `Batch` of it
+        that signs the receipts of a moment together (its updates then are `Awaiting`
+        frames until it has); None: no receipts."""
+        self.signer: Batch | None = Batch(key) if isinstance(key, ServerKey) else key
         # The latest checkpoint a receipt is given for: (seq, digest, what, round).
         self.checkpoint: tuple[int, str, str, int | None] | None = None
         self._round_first: int | None = None  # ts of the current round's first command
-        # The creation's receipt and the last checkpoint's, once signed: what each was
-        # asked for (its fields and the key) and the receipt (see `_signed`).
-        self._kept: list[tuple[tuple[Any, ...], dict[str, Any]] | None] = [None, None]
+        # The creation's receipt and the last checkpoint's, once asked for: what each was
+        # asked for (its fields and the key) and its ticket (see `_ticket`).
+        self._kept: list[tuple[tuple[Any, ...], Ticket] | None] = [None, None]
         self.match_id: str = first.body["match"]
         self.hosted: Hosted = game if game is not None else hosted(first.body["game"])
         ms = engine.open_match(self.hosted.rules, first)
@@ -423,24 +448,30 @@ class MatchCore(Generic[K]):
         return None if signed is None else dict(signed)
 
     def _signed(self, seq: int, digest: str, what: str, round_: int | None) -> dict[str, Any] | None:
-        """`receipt`, not to be changed: the creation's and the last checkpoint's are kept.
+        """`receipt`, not to be changed (see `_ticket`)."""
+        ticket = self._ticket(seq, digest, what, round_)
+        return None if ticket is None else ticket.receipt()
+
+    def _ticket(self, seq: int, digest: str, what: str, round_: int | None) -> Ticket | None:
+        """The ticket of a receipt: the creation's and the last checkpoint's are kept.
         The same receipt goes in every player's update of a checkpoint and in every
         welcome until the next one, and the creation's in the answer to every seat taken:
         signing it again (some 450,000 instructions; a Five-Card Trick command in
         bench/core.py is about 1,100,000) would give the same bytes (Ed25519 signatures
         are deterministic). A 13-seat match set up as bench/load.py sets it up (created,
         13 seats taken, 13 hellos) had 27 signatures made before its first command; 2 now."""
-        if self.key is None:
+        signer = self.signer
+        if signer is None:
             return None
         commitment = self._current.commitment
-        asked = (seq, digest, what, round_, commitment, self.key)
+        asked = (seq, digest, what, round_, commitment, signer.key)
         slot = 0 if what == "created" else 1
         kept = self._kept[slot]
         if kept is None or kept[0] != asked:
-            kept = self._kept[slot] = (asked, self.key.receipt(
-                match=self.match_id, seq=seq, digest=digest, commitment=commitment, what=what,
-                round=round_,
-            ))
+            kept = self._kept[slot] = (asked, signer.ask({
+                "match": self.match_id, "seq": seq, "digest": digest, "commitment": commitment,
+                "what": what, "round": round_,
+            }))
         return kept[1]
 
     def creation_receipt(self) -> dict[str, Any] | None:
@@ -604,7 +635,7 @@ class MatchCore(Generic[K]):
         seq: int,
         ms: MatchState,
         outcome: Outcome,
-        sends: list[tuple[K, bytes]],
+        sends: list[tuple[K, Frame]],
         checkpoint: str | None = None,
     ) -> None:
         """Each subscriber's update of the entry just folded. At a `checkpoint` (see
@@ -612,29 +643,33 @@ class MatchCore(Generic[K]):
         its last field, `receipt`; one who gets no update gets a `receipt` frame."""
         # Built once per viewer and form (with the view, or without: `_bare`), whatever
         # its keys.
-        frames: dict[Viewer, bytes | None] = {}
-        bare_frames: dict[Viewer, bytes | None] = {}
+        frames: dict[Viewer, Frame | None] = {}
+        bare_frames: dict[Viewer, Frame | None] = {}
         bare = self._bare
         live = self.streams.live
-        signed: bytes | None = None
+        ticket: Ticket | None = None
         for key, viewer in self._viewers.items():
             if key in self._held:
                 continue
             with_view = bare is None or key not in bare
             built = frames if with_view else bare_frames
+            frame: Frame | None
             if viewer in built:
                 frame = built[viewer]
             else:
                 frame = built[viewer] = live(viewer, seq, ms, outcome, with_view)
-                if checkpoint is not None and self.key is not None and (
+                if checkpoint is not None and self.signer is not None and self.checkpoint and (
                     viewer.seat is not None or checkpoint == "ended"
                 ):
-                    if signed is None:
-                        receipt = self._signed(*self.checkpoint) if self.checkpoint else None
-                        signed = _encode({"type": "receipt", **(receipt or {})})
-                    frame = built[viewer] = (
-                        signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
-                    )
+                    if ticket is None:
+                        ticket = self._ticket(*self.checkpoint)
+                        assert ticket is not None
+                    if ticket.signed:
+                        signed = ticket.frame()
+                        frame = signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
+                    else:
+                        frame = Awaiting(None if frame is None else frame[:-1], ticket)
+                    built[viewer] = frame
             if frame is not None:
                 sends.append((key, frame))
 

@@ -233,7 +233,10 @@ class Receipt(_Message, tag="receipt"):
     "daedalus-receipt-v1\n" and the canonical JSON of `commitment`, `digest`, `match`,
     `round`, `seq` and `what`, by the key `public_key` (hex; `GET /key` serves the
     server's), named `key`. The answers to `POST /matches` and to a seat claim carry the
-    receipt of the creation ("created")."""
+    receipt of the creation ("created"). A receipt signed with others (those of the
+    checkpoints a busy server reached at once) has `batch`, its way to the root of their
+    Merkle tree, and `signature` is over "daedalus-receipt-batch-v1\n" and that root
+    (server/keys.py; docs/protocol.md)."""
 
     match: str
     seq: int
@@ -244,6 +247,7 @@ class Receipt(_Message, tag="receipt"):
     key: str
     public_key: str
     signature: str
+    batch: list[tuple[Literal["left", "right"], str]] | UnsetType = UNSET
 
 
 ServerMessage = Welcome | Update | ViewFrame | Resync | Ack | Rejected | Error | Pong | Receipt

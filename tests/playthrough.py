@@ -85,7 +85,7 @@ class _NoHub:
     def __init__(self) -> None:
         self.store = _NoStore()
         self.settings = None
-        self.key = None  # no receipts
+        self.receipts = None  # no receipts
 
     def spawn(self, coro: Any) -> None:
         coro.close()  # marking the match over in a store: there is no store

@@ -32,9 +32,9 @@ def played(subscribers: dict[str, Viewer], held: dict[str, Viewer], signed: list
     """The toy match of tests/test_core.py, with a key that counts what it signs."""
 
     class Counting(ServerKey):
-        def receipt(self, **fields: Any) -> dict[str, Any]:
-            signed.append(fields)
-            return super().receipt(**fields)
+        def receipts(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            signed.extend(bodies)
+            return super().receipts(bodies)
 
     play = Play()
     play.core = MatchCore(play.log[0], "1-0", game=GAME, key=Counting(key().private))
