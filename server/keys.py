@@ -235,7 +235,8 @@ class Batch:
         self._schedule = schedule
         self.most = most
         self._pending: list[Ticket] = []
-        self.signatures = 0  # made so far (tests and the bench count them)
+        self.signatures = 0  # made so far, and the receipts they signed (GET /metrics)
+        self.receipts = 0
 
     def ask(self, body: dict[str, Any]) -> Ticket:
         """A ticket for the receipt of `body` (the fields `ServerKey.receipt` takes)."""
@@ -254,6 +255,7 @@ class Batch:
         if not pending:
             return
         self.signatures += 1
+        self.receipts += len(pending)
         for ticket, receipt in zip(pending, self.key.receipts([t.body for t in pending]), strict=True):
             ticket._receipt = receipt
         for ticket in pending:

@@ -147,6 +147,7 @@ class Metrics:
             "daedalus_followed_matches", "Unfinished matches whose streams this process follows.",
             registry=r,
         ).set_function(lambda: len(hub.follower.runners))
+        r.register(_Receipts(hub))
 
     # -- what the server calls ------------------------------------------------------------
 
@@ -171,6 +172,26 @@ class Metrics:
     def text(self) -> bytes:
         """Every metric in Prometheus's text format."""
         return bytes(generate_latest(self.registry))
+
+
+class _Receipts(Collector):
+    """`daedalus_receipts` and `daedalus_receipt_signatures`: how many receipts the
+    hub's key signed, and with how many signatures (a busy server signs those of a turn
+    of its loop together: server/keys.py Batch). Read from the hub when asked for."""
+
+    def __init__(self, hub: Hub) -> None:
+        self._hub = hub
+
+    def collect(self) -> Iterator[Metric]:
+        batch = self._hub.receipts
+        yield CounterMetricFamily(
+            "daedalus_receipts", "Receipts signed (a round ended, a match started or ended, "
+            "a match created) by this process.", value=batch.receipts if batch else 0,
+        )
+        yield CounterMetricFamily(
+            "daedalus_receipt_signatures", "Signatures those receipts took (the receipts of "
+            "one turn of the event loop share one).", value=batch.signatures if batch else 0,
+        )
 
 
 class _Workers(Collector):

@@ -108,6 +108,10 @@ async def test_metrics_move_by_what_a_match_did(srv: EmbeddedServer) -> None:
     # Each accepted add ends a round of the toy game, the last one the match.
     assert moved(before, after, "daedalus_round_seconds_count", **game) == accepted
     assert moved(before, after, "daedalus_send_queue_overflows_total") == 0
+    # Receipts: the creation's, the start's, and one for each round the adds ended (the
+    # last one the match's end); one match alone: a signature each.
+    assert moved(before, after, "daedalus_receipts_total") == 2 + accepted
+    assert moved(before, after, "daedalus_receipt_signatures_total") == 2 + accepted
     assert value(after, "daedalus_viewers") == 0
     assert value(after, "daedalus_followed_matches") == 0
 

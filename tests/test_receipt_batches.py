@@ -239,11 +239,17 @@ async def test_receipts_of_matches_ending_rounds_at_once_verify_through_the_serv
                 await conn.close()
         async with httpx.AsyncClient(base_url=srv.url) as client:
             log = (await client.get(f"/matches/{match}/log")).content
+            metrics = dict(
+                line.split(" ", 1) for line in (await client.get("/metrics")).text.splitlines()
+                if line.startswith("daedalus_receipt")
+            )
     receipts = [r for pair in conns.values() for c in pair for r in c.receipts if r.get("type") == "receipt"]
     assert receipts and all(keys.verify_receipt(r) for r in receipts)
     batched = [r for r in receipts if "batch" in r]
     assert batched, "six matches ending rounds at once: some receipts signed together"
     assert len({r["match"] for r in batched}) > 1
+    signed, signatures = float(metrics["daedalus_receipts_total"]), float(metrics["daedalus_receipt_signatures_total"])
+    assert signed >= len({(r["match"], r["seq"]) for r in receipts}) and signatures < signed
     (tmp_path / "log.jsonl").write_bytes(log)
     write_receipts(tmp_path / "receipts.jsonl", [r for c in conns[match] for r in c.receipts])
     out = io.StringIO()
