@@ -266,3 +266,60 @@ def test_the_batched_receipt_of_docs_protocol_md_verifies() -> None:
     batched = [r for r in examples if "batch" in r]
     assert len(batched) == 1 and keys.verify_receipt(batched[0])
     assert keys.key_id(bytes.fromhex(batched[0]["public_key"])) == batched[0]["key"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.lists(
+        st.sampled_from(["bytes", "answer", "awaiting", "sign", "socket_full", "socket_free", "take"]),
+        max_size=40,
+    )
+)
+def test_a_send_queue_delivers_every_frame_once_in_order_whatever_the_signing(steps: list[str]) -> None:
+    """Frames pushed among frames waiting for their receipts, batches signed at any
+    moment, a socket that takes frames or does not, the sender taking some: what reaches
+    the socket (written straight or taken by the sender) is every frame pushed, once, in
+    the order pushed."""
+
+    async def run() -> None:
+        out: list[bytes] = []
+        taking = [True]
+
+        def direct(frame: bytes) -> bool:
+            if taking[0]:
+                out.append(frame)
+            return taking[0]
+
+        scheduled: list[Callable[[], None]] = []
+        batch = keys.Batch(KEY, schedule=scheduled.append)
+        queue = SendQueue(1000, direct=direct)
+        pushed: list[Any] = []
+        for n, step in enumerate(steps):
+            if step in ("bytes", "answer"):
+                frame = f'{{"n":{n}}}'.encode()
+                queue.push(frame, answer=step == "answer")
+                pushed.append(frame)
+            elif step == "awaiting":
+                waiting = Awaiting(f'{{"n":{n}'.encode(), batch.ask(bodies(1)[0]))
+                queue.push(waiting)
+                pushed.append(waiting)
+            elif step == "sign":
+                for callback in scheduled:
+                    callback()
+                scheduled.clear()
+            elif step == "socket_full":
+                taking[0] = False
+            elif step == "socket_free":
+                taking[0] = True
+            elif step == "take" and queue._items and queue._ready.is_set():
+                out.append(await queue.get())  # the sender, woken
+        taking[0] = True
+        for callback in scheduled:  # the next turn of the loop
+            callback()
+        while queue._items:  # the sender takes what is left
+            out.append(await queue.get())
+        expected = [p if isinstance(p, bytes) else p.frame() for p in pushed]
+        assert out == expected
+        assert all(keys.verify_receipt(json.loads(f)["receipt"]) for f in out if b'"receipt"' in f)
+
+    asyncio.run(run())
