@@ -25,7 +25,8 @@ decides how the match's random draws are made:
   rules keep secret for good can be withheld from the published log while the chain
   still verifies (domain/seal.py, projections/seal.py);
 - version 4: as version 3, with each commitment's salt derived by one SHA-256 of the
-  entry's key rather than an HMAC (domain/seal.py): the same structure, cheaper to seal
+  entry's key rather than an HMAC, and only the fields of a command the game may keep
+  secret (its `sealable_fields`) committed one by one (domain/seal.py): cheaper to seal
   and to fold.
 A log is folded and verified under the version it records, so old logs replay as they did.
 
@@ -192,12 +193,14 @@ def entry_digest(
     prev: str, entry: Entry, audit_key: bytes | None = None,
     entry_key: sealing.Sealer | None = None,
     log_version: int = LOG_VERSION,
+    sealable: frozenset[str] = frozenset(),
 ) -> str:
     """The chained digest: SHA-256 of `prev` and the canonical JSON of the entry's fields
     but `digest`. Version 3 or 4 (`audit_key` given; `log_version` says which): a
-    command's body enters it by the commitments to its values, and a create entry's audit
-    key by its digest (see domain/seal.py). `entry_key`: the entry's key ready for its
-    salts (`_entry_keyed`) when the caller has it already."""
+    command's body enters it by the commitments to its values (version 4: to the game's
+    `sealable` fields), and a create entry's audit key by its digest (see
+    domain/seal.py). `entry_key`: the entry's key ready for its salts (`_entry_keyed`)
+    when the caller has it already."""
     body = entry.body
     if type(body) is not dict:
         # A body read from a log (JSON) is an object of builtins already, which the
@@ -207,7 +210,7 @@ def entry_digest(
     if entry.kind == "create":
         body = sealing.create_form(body)
     elif audit_key is not None and entry.kind == "command":
-        body = sealing.body_form(entry_key or _entry_sealer(audit_key, entry.seq, log_version), body)
+        body = sealing.body_form(entry_key or _entry_sealer(audit_key, entry.seq, log_version, sealable), body)
     fields = {
         "body": body, "cid": entry.cid, "kind": entry.kind, "out": entry.out,
         "seat": entry.seat, "seq": entry.seq, "ts": entry.ts,
@@ -226,16 +229,20 @@ def out_digest(
     return sealing.out_commitment(entry_key or _entry_sealer(audit_key, seq, log_version), outcome)
 
 
-def _entry_sealer(audit_key: bytes, seq: int, log_version: int) -> sealing.Sealer:
-    return sealing.sealer(sealing.entry_key(audit_key, seq), log_version)
+def _entry_sealer(
+    audit_key: bytes, seq: int, log_version: int, sealable: frozenset[str] = frozenset()
+) -> sealing.Sealer:
+    return sealing.sealer(sealing.entry_key(audit_key, seq), log_version, sealable)
 
 
-def _entry_keyed(audit_key: bytes | None, seq: int, log_version: int) -> sealing.Sealer | None:
+def _entry_keyed(
+    audit_key: bytes | None, seq: int, log_version: int, sealable: frozenset[str]
+) -> sealing.Sealer | None:
     """Version 3 or 4: the entry's key, ready for the salts of its body and its outcome
-    (made once for both digests)."""
+    (made once for both digests); `sealable`: the game's (sealing.sealable_of)."""
     if audit_key is None:
         return None
-    return _entry_sealer(audit_key, seq, log_version)
+    return _entry_sealer(audit_key, seq, log_version, sealable)
 
 
 def seal(
@@ -250,14 +257,15 @@ def seal(
     outcome: Outcome,
     audit_key: bytes | None = None,
     log_version: int = LOG_VERSION,
+    sealable: frozenset[str] = frozenset(),
 ) -> Entry:
-    """An entry with its digests, after `prev`; `audit_key` and `log_version`: the
-    match's (version 3 or 4: its values sealed, see domain/seal.py)."""
+    """An entry with its digests, after `prev`; `audit_key`, `log_version` and the game's
+    `sealable` fields: the match's (version 3 or 4: its values sealed, domain/seal.py)."""
     if kind == "create":
         ekey = None
         out = outcome_digest(outcome)
     else:
-        ekey = _entry_keyed(audit_key, seq, log_version)
+        ekey = _entry_keyed(audit_key, seq, log_version, sealable)
         out = out_digest(outcome, seq, audit_key, ekey)
     unsealed = Entry(seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body, out=out, digest="")
     return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key, ekey))
@@ -625,6 +633,7 @@ def propose(
     entry = seal(
         ms.head, seq=ms.seq + 1, ts=now, kind=kind, seat=seat, cid=cid,
         body=body, outcome=outcome, audit_key=ms.audit_key, log_version=ms.log_version,
+        sealable=sealing.sealable_of(ms.rules),
     )
     return entry, msgspec.structs.replace(new, seq=entry.seq, head=entry.digest, last_ts=now), outcome
 
@@ -635,7 +644,7 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
     audit_key = ms.audit_key
-    ekey = _entry_keyed(audit_key, entry.seq, ms.log_version)
+    ekey = _entry_keyed(audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules))
     if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),

@@ -10,19 +10,22 @@ through a salted commitment:
                       = the first 16 bytes of SHA-256(entry key of seq || path)  (version 4)
     commit(salt, v)   = SHA-256("daedalus-seal-v1\\n" || salt || canonical JSON of v)
 
-(`seq` in decimal, a path in UTF-8.) The two versions differ in the salts alone: version
-4 derives each with one SHA-256 rather than an HMAC's two, and keeps 16 bytes of it (128
-bits, as unguessable as a salt need be; a digest cut short cannot be extended to another
-path's salt, which a whole SHA-256 of a secret prefix could). A commitment is checked
-the same way in both, with the salt it is shown with.
+(`seq` in decimal, a path in UTF-8.) Version 4 derives a salt with one SHA-256 rather
+than an HMAC's two, and keeps 16 bytes of it (128 bits, as unguessable as a salt need
+be; a digest cut short cannot be extended to another path's salt, which a whole SHA-256
+of a secret prefix could). A commitment is checked the same way in both, with the salt
+it is shown with.
 
 The paths of an entry are `body` for a command's whole body, `body/<field>` for each
 top-level field of a body that is an object, and `out` for the entry's outcome. An
 entry's `out` digest is commit(salt(seq, "out"), outcome), and its chained digest covers
 its command body as {"sealed": commit(salt(seq, "body"), inner)}, where `inner` is the
-body with each field's value as {"sealed": commit(salt(seq, "body/<field>"), value)} (a
-body that is not an object is its own inner form). So a whole body can be withheld (its
-outer commitment stands in for it, its fields' names included), or some of its fields.
+body with a field's value as {"sealed": commit(salt(seq, "body/<field>"), value)} (a
+body that is not an object is its own inner form). In version 3 every field of the body
+is so; in version 4 only the fields the game declares it may keep secret
+(`sealable_fields` of its rules, say Five-Card Trick's `block`), the others being in
+the inner form as they are. So a whole body can be withheld (its outer commitment stands
+in for it, its fields' names included), or some of its (sealable) fields.
 The create entry's digest covers the audit key as {"sealed": SHA-256("daedalus-audit-v1\\n"
 || key)}.
 
@@ -142,12 +145,14 @@ SALT_V4 = 16
 
 class Prefixed:
     """The salts of one entry of log version 4: SHA-256 of the entry's key then the path,
-    its first 16 bytes. The same methods as Keyed (whose salts are version 3's)."""
+    its first 16 bytes; `sealable`: the body's fields committed one by one (the game's
+    `sealable_fields`). The same methods as Keyed (whose salts are version 3's)."""
 
-    __slots__ = ("_state", "key")
+    __slots__ = ("_state", "key", "sealable")
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, sealable: frozenset[str] = frozenset()) -> None:
         self.key = key
+        self.sealable = sealable
         self._state = hashlib.sha256(key)  # copied per path (the key hashed once)
 
     def salt(self, path: str) -> bytes:
@@ -165,11 +170,15 @@ class Prefixed:
         sealed.update(_encode(value))
         return sealed.hexdigest()
 
-    def inner_form(self, body: dict[Any, Any]) -> dict[Any, dict[str, str]]:
-        # As Keyed.inner_form: each field's commitment written out in the loop.
-        state, paths, seal_, encode = self._state, _FIELD_PATHS, _SEAL, _encode
-        form = {}
+    def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
+        # As Keyed.inner_form: each field's commitment written out in the loop; a field
+        # the game never seals as it is.
+        state, paths, seal_, encode, sealable = self._state, _FIELD_PATHS, _SEAL, _encode, self.sealable
+        form: dict[Any, Any] = {}
         for name, value in body.items():
+            if name not in sealable:
+                form[name] = value
+                continue
             path = paths.get(name) if type(name) is str else None
             if path is None:
                 path = _field_path_bytes(name)
@@ -208,10 +217,24 @@ def _audit_keyed(key: bytes) -> Keyed:
     return Keyed(key)
 
 
-def sealer(ekey: bytes, version: int) -> Sealer:
+def sealer(ekey: bytes, version: int, sealable: frozenset[str] = frozenset()) -> Sealer:
     """An entry's key ready to derive its salts as log version `version` (3 or 4) does
-    (made once per entry by whoever derives several of them)."""
-    return Prefixed(ekey) if version >= 4 else Keyed(ekey)
+    (made once per entry by whoever derives several of them); `sealable`: the fields of
+    a body committed one by one in version 4 (`sealable_of` the game's rules)."""
+    return Prefixed(ekey, sealable) if version >= 4 else Keyed(ekey)
+
+
+def sealable_of(rules: Any) -> frozenset[str]:
+    """The top-level fields of a command body a game may keep secret after the match
+    (`sealable_fields` of its rules module; none if it declares none)."""
+    fields: frozenset[str] = getattr(rules, "sealable_fields", frozenset())
+    return fields
+
+
+def committed(sealer_: Sealer, name: Any) -> bool:
+    """Whether a body's field `name` enters the inner form by its commitment (every field
+    in version 3; in version 4 a sealable one), rather than as it is."""
+    return not isinstance(sealer_, Prefixed) or name in sealer_.sealable
 
 
 def keyed(ekey: bytes | Sealer) -> Sealer:
@@ -247,8 +270,8 @@ def is_stand_in(value: Any) -> bool:
 
 
 def inner_form(ekey: bytes | Sealer, body: Any) -> Any:
-    """A command body with every top-level field's value by its commitment (a body that
-    is not an object: itself)."""
+    """A command body with its top-level fields' values by their commitments (version 4:
+    the sealable ones; a body that is not an object: itself)."""
     if isinstance(body, dict):
         return keyed(ekey).inner_form(body)
     return body
@@ -301,6 +324,7 @@ __all__ = [
     "audit_key_of",
     "body_form",
     "commit",
+    "committed",
     "create_form",
     "entry_key",
     "inner_form",
@@ -308,6 +332,7 @@ __all__ = [
     "keyed",
     "out_commitment",
     "salt",
+    "sealable_of",
     "sealer",
     "stand_in",
 ]

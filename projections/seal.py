@@ -103,6 +103,7 @@ def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[
         raise ValueError("not a log of version 3 or 4 with its audit key")
     logged = fold_clear(rules, entries)
     version = logged[0].before.log_version if logged else engine.LOG_VERSION
+    sealable = sealing.sealable_of(rules)
     withheld = sealed_of(views).withheld(logged)
     first = entries[0]
     out = [
@@ -113,7 +114,7 @@ def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[
     ]
     for item in logged:
         e = item.entry
-        ekey = sealing.sealer(sealing.entry_key(key, e.seq), version)
+        ekey = sealing.sealer(sealing.entry_key(key, e.seq), version, sealable)
         held = withheld.get(e.seq)
         body: Any = e.body
         opened: dict[str, Any]
@@ -133,11 +134,14 @@ def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[
                         body = {}
                         for name, value in e.body.items():
                             if name in held.fields:
+                                if not sealing.committed(ekey, name):
+                                    raise ValueError(f"the rules of {rules.name} never seal a command's {name!r}")
                                 body[name] = inner[name]
                             else:
                                 body[name] = value
-                                path = sealing.field_path(name)
-                                salts[path] = sealing.salt(ekey, path).hex()
+                                if sealing.committed(ekey, name):  # (else shown as it is)
+                                    path = sealing.field_path(name)
+                                    salts[path] = sealing.salt(ekey, path).hex()
             opened = {"salts": salts}
         out.append(
             PublicEntry(
@@ -170,15 +174,18 @@ class PublicVerified(msgspec.Struct, frozen=True):
 
 class _Opening:
     """How one public entry of a log of version `version` opens: its salts, and what it
-    withholds."""
+    withholds (`sealable`: the game's, sealing.sealable_of)."""
 
-    def __init__(self, entry: PublicEntry, version: int) -> None:
+    def __init__(self, entry: PublicEntry, version: int, sealable: frozenset[str] = frozenset()) -> None:
         self.entry = entry
         self.key: sealing.Sealer | None = None
         self.salts: dict[str, bytes] = {}
+        # Which fields of a body enter its inner form by their commitments (every one in
+        # version 3; in version 4 the sealable ones, the others as they are).
+        self.committed = (lambda name: True) if version < 4 else sealable.__contains__
         opened = entry.open
         if isinstance(opened, dict) and set(opened) == {"key"} and isinstance(opened["key"], str):
-            self.key = sealing.sealer(bytes.fromhex(opened["key"]), version)
+            self.key = sealing.sealer(bytes.fromhex(opened["key"]), version, sealable)
         elif isinstance(opened, dict) and set(opened) == {"salts"} and isinstance(opened["salts"], dict):
             self.salts = {str(p): bytes.fromhex(str(s)) for p, s in opened["salts"].items()}
         else:
@@ -198,7 +205,9 @@ class _Opening:
         body = self.entry.body
         fields = ()
         if isinstance(body, dict):
-            fields = tuple(k for k in body if self.salt(sealing.field_path(k)) is None)
+            fields = tuple(
+                k for k in body if self.committed(k) and self.salt(sealing.field_path(k)) is None
+            )
         return Withheld(fields=fields, out=out)
 
     def body_form(self) -> Any:
@@ -212,6 +221,9 @@ class _Opening:
         if isinstance(body, dict):
             inner = {}
             for name, value in body.items():
+                if not self.committed(name):
+                    inner[name] = value
+                    continue
                 s = self.salt(sealing.field_path(name))
                 if s is None:
                     if not sealing.is_stand_in(value):
@@ -315,7 +327,7 @@ def _verify(
         if public.kind == "create":
             return fail("a second create entry")
         try:
-            opening = _Opening(public, ms.log_version)
+            opening = _Opening(public, ms.log_version, sealing.sealable_of(rules))
             if opening.digest(head.head) != public.digest:
                 return fail("the entry's digest does not match its content or the chain")
         except (ValueError, TypeError) as exc:

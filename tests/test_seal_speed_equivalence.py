@@ -48,21 +48,31 @@ def reference_commit(salt: bytes, value: Any) -> str:
     return hashlib.sha256(sealing.SEAL_PREFIX + salt + canonical(value)).hexdigest()
 
 
-def reference_body_form(ekey: bytes, body: Any, version: int = 3) -> Any:
+def reference_body_form(
+    ekey: bytes, body: Any, version: int = 3, sealable: frozenset[str] = frozenset()
+) -> Any:
     inner = body
     if isinstance(body, dict):
         inner = {
             k: {"sealed": reference_commit(reference_salt(ekey, f"body/{k}", version), v)}
+            if version < 4 or k in sealable else v
             for k, v in body.items()
         }
     return {"sealed": reference_commit(reference_salt(ekey, "body", version), inner)}
 
 
+names = st.frozensets(st.text(max_size=6), max_size=3)
+
+
 @settings(max_examples=200, deadline=None)
-@given(ekey=st.binary(min_size=32, max_size=32), body=json_values, version=versions)
-def test_body_and_out_forms_are_the_defined_commitments(ekey: bytes, body: Any, version: int) -> None:
-    expected = reference_body_form(ekey, body, version)
-    sealer = sealing.sealer(ekey, version)
+@given(ekey=st.binary(min_size=32, max_size=32), body=json_values, version=versions, sealable=names)
+def test_body_and_out_forms_are_the_defined_commitments(
+    ekey: bytes, body: Any, version: int, sealable: frozenset[str]
+) -> None:
+    if isinstance(body, dict):  # some of its fields sealable, maybe
+        sealable = sealable | frozenset(list(body)[: len(sealable)])
+    expected = reference_body_form(ekey, body, version, sealable)
+    sealer = sealing.sealer(ekey, version, sealable)
     assert sealing.body_form(sealer, body) == expected
     out = reference_commit(reference_salt(ekey, "out", version), body)
     assert sealing.out_commitment(sealer, body) == out
@@ -86,14 +96,17 @@ others = st.builds(Move, st.tuples(st.text(max_size=5)), st.none() | st.text(max
 bodies = json_values | others | st.dictionaries(st.text(max_size=6), json_values | others, max_size=4)
 
 
-def reference_entry_digest(prev: str, entry: engine.Entry, audit_key: bytes | None, version: int) -> str:
+def reference_entry_digest(
+    prev: str, entry: engine.Entry, audit_key: bytes | None, version: int,
+    sealable: frozenset[str] = frozenset(),
+) -> str:
     """engine.entry_digest as domain/seal.py's docstring defines it: every body converted
     to builtins first."""
     body = to_builtins(entry.body)
     if entry.kind == "create":
         body = sealing.create_form(body)
     elif audit_key is not None and entry.kind == "command":
-        body = reference_body_form(sealing.entry_key(audit_key, entry.seq), body, version)
+        body = reference_body_form(sealing.entry_key(audit_key, entry.seq), body, version, sealable)
     fields = {
         "body": body, "cid": entry.cid, "kind": entry.kind, "out": entry.out,
         "seat": entry.seat, "seq": entry.seq, "ts": entry.ts,
@@ -108,15 +121,18 @@ def reference_entry_digest(prev: str, entry: engine.Entry, audit_key: bytes | No
     audit_key=st.none() | st.binary(min_size=32, max_size=32),
     seq=st.integers(min_value=2, max_value=10**6),
     version=versions,
+    sealable=names,
 )
 def test_entry_digest_is_the_defined_one(
-    body: Any, kind: Any, audit_key: bytes | None, seq: int, version: int
+    body: Any, kind: Any, audit_key: bytes | None, seq: int, version: int, sealable: frozenset[str]
 ) -> None:
+    if isinstance(body, dict):
+        sealable = sealable | frozenset(list(body)[: len(sealable)])
     entry = engine.Entry(seq=seq, ts=5, kind=kind, seat=0, cid="c", body=body, out="0" * 64, digest="")
-    expected = reference_entry_digest("f" * 64, entry, audit_key, version)
-    assert engine.entry_digest("f" * 64, entry, audit_key, log_version=version) == expected
+    expected = reference_entry_digest("f" * 64, entry, audit_key, version, sealable)
+    assert engine.entry_digest("f" * 64, entry, audit_key, log_version=version, sealable=sealable) == expected
     if audit_key is not None:
-        ekey = sealing.sealer(sealing.entry_key(audit_key, seq), version)
+        ekey = sealing.sealer(sealing.entry_key(audit_key, seq), version, sealable)
         assert engine.entry_digest("f" * 64, entry, audit_key, ekey) == expected
 
 

@@ -239,6 +239,34 @@ def test_a_log_that_withholds_more_or_less_than_the_rules_keep_fails() -> None:
         assert (checked.failure or "").startswith(expected), checked.failure
 
 
+def test_in_version_4_only_the_fields_the_rules_may_seal_are_committed_one_by_one() -> None:
+    """Five-Card Trick may keep a Block's target secret (`sealable_fields`): in a log of
+    version 4 only `block` of a submission is committed on its own, the other fields are
+    in the chain as they are (no salt to show for them). A server that withheld one of
+    those cannot make such a log, and a public log that shows one as a commitment does
+    not verify."""
+    assert sealing.sealable_of(fct) == frozenset({"block"})
+    d = last_round_blocked_match(4)
+    public = public_of(d)
+    final0 = next(e for e in public if e.seq == 8)
+    assert sealing.is_stand_in(final0.body["block"])
+    assert set(final0.open["salts"]) == {"body"}, "the shown fields need no salt"
+    v3 = {e.seq: e for e in public_of(last_round_blocked_match(3))}
+    assert set(v3[8].open["salts"]) == {"body", "body/type", "body/round", "body/actions"}  # (no items sent)
+
+    def actions_too(w: dict[int, Withheld]) -> dict[int, Withheld]:
+        return {**w, 8: Withheld(fields=("block", "actions"), out=True)}
+
+    with pytest.raises(ValueError, match="never seal a command's 'actions'"):
+        seal.public_log(fct, _Views(_Declared(actions_too)), d.entries)  # type: ignore[arg-type]
+    forged = list(public)
+    forged[7] = msgspec.structs.replace(
+        final0, body={**final0.body, "actions": sealing.stand_in(sealing.commit(b"\0" * 16, ["score", "block"]))}
+    )
+    checked = seal.verify_public(GAMES_FOR, forged)
+    assert not checked.ok and "entry 8 (round 2): the entry's digest does not match" in (checked.failure or "")
+
+
 def test_a_withheld_value_that_changes_an_outcome_is_caught() -> None:
     """A Block that resolved blocks what it named next round: withholding its target
     would hide what decided that round, and the verifier, trying every target, sees the

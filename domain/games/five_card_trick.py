@@ -283,6 +283,11 @@ class UseItem(msgspec.Struct, frozen=True, tag="use_item", forbid_unknown_fields
 
 Command = Submit | UseItem
 command_type: Any = Command
+sealable_fields = frozenset({"block"})
+"""The command field the rules may keep secret after the match: a Block's target (when
+the Block did not resolve; RULINGS.md, "After a match"). In a log of version 4 it alone
+of a submission's fields is committed on its own (domain/seal.py); a whole replaced
+submission is withheld by its body's commitment."""
 
 
 # --- events ----------------------------------------------------------------------------
