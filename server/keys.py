@@ -82,24 +82,24 @@ def _node(left: bytes, right: bytes) -> bytes:
 
 def merkle(leaves: list[bytes]) -> tuple[bytes, list[list[list[str]]]]:
     """The root of `leaves` (at least one) and each leaf's way up to it (see the module)."""
-    paths: list[list[list[str]]] = [[] for _ in leaves]
-    level = list(leaves)
-    members = [[i] for i in range(len(leaves))]  # the leaves under each node of the level
-    while len(level) > 1:
-        up, above = [], []
-        for i in range(0, len(level) - 1, 2):
-            left, right = level[i], level[i + 1]
-            for leaf in members[i]:
-                paths[leaf].append([RIGHT, right.hex()])
-            for leaf in members[i + 1]:
-                paths[leaf].append([LEFT, left.hex()])
-            up.append(_node(left, right))
-            above.append(members[i] + members[i + 1])
-        if len(level) % 2:
-            up.append(level[-1])
-            above.append(members[-1])
-        level, members = up, above
-    return level[0], paths
+    levels = [leaves]
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        up = [_node(below[i], below[i + 1]) for i in range(0, len(below) - 1, 2)]
+        if len(below) % 2:
+            up.append(below[-1])  # no sibling: goes up as it is
+        levels.append(up)
+    hexes = [[node.hex() for node in level] for level in levels[:-1]]
+    paths: list[list[list[str]]] = []
+    for index in range(len(leaves)):
+        path = []
+        for level in hexes:
+            sibling = index ^ 1
+            if sibling < len(level):
+                path.append([LEFT if sibling < index else RIGHT, level[sibling]])
+            index >>= 1
+        paths.append(path)
+    return levels[-1][0], paths
 
 
 def batch_root(receipt: dict[str, Any]) -> bytes:
