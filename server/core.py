@@ -112,22 +112,27 @@ Decision = Append | Answer | None
 """What `MatchCore.propose` decides; None: a tick that finds nothing due (dropped)."""
 
 
+def with_receipt(update: bytes | None, receipt: bytes) -> bytes:
+    """An update frame carrying the `receipt` frame (encoded) as its last field,
+    `receipt`; with no update (None), the receipt frame alone."""
+    return receipt if update is None else update[:-1] + b',"receipt":' + receipt + b"}"
+
+
 class Awaiting:
     """A frame that carries a receipt not signed yet (a core given a `Batch` that signs
     later): `frame()` gives its bytes, signing the receipt's batch if it is still waiting.
-    `head`: the update without its closing brace, or None for a bare `receipt` frame."""
+    `update`: the update it completes (`with_receipt`), or None for a `receipt` frame."""
 
-    __slots__ = ("_frame", "head", "ticket")
+    __slots__ = ("_frame", "ticket", "update")
 
-    def __init__(self, head: bytes | None, ticket: Ticket) -> None:
-        self.head = head
+    def __init__(self, update: bytes | None, ticket: Ticket) -> None:
+        self.update = update
         self.ticket = ticket
         self._frame: bytes | None = None
 
     def frame(self) -> bytes:
         if self._frame is None:
-            signed = self.ticket.frame()
-            self._frame = signed if self.head is None else self.head + b',"receipt":' + signed + b"}"
+            self._frame = with_receipt(self.update, self.ticket.frame())
         return self._frame
 
 
@@ -664,12 +669,9 @@ class MatchCore(Generic[K]):
                     if ticket is None:
                         ticket = self._ticket(*self.checkpoint)
                         assert ticket is not None
-                    if ticket.signed:
-                        signed = ticket.frame()
-                        frame = signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
-                    else:
-                        frame = Awaiting(None if frame is None else frame[:-1], ticket)
-                    built[viewer] = frame
+                    frame = built[viewer] = (
+                        with_receipt(frame, ticket.frame()) if ticket.signed else Awaiting(frame, ticket)
+                    )
             if frame is not None:
                 sends.append((key, frame))
 

@@ -35,7 +35,7 @@ from domain import engine
 from domain.engine import Entry, MatchState, Outcome
 from projections.common import match_view, project_events
 from projections.contract import SPECTATOR, Viewer
-from server.core import MatchCore, SinceOutOfRange, Subscribed
+from server.core import MatchCore, SinceOutOfRange, Subscribed, with_receipt
 
 K = TypeVar("K", bound=Hashable)
 
@@ -230,8 +230,7 @@ class DelayedFeed(Generic[K]):
         if checkpoint is not None and checkpoint[0] == seq and checkpoint[2] == "ended":
             receipt = core.receipt(*checkpoint)
             if receipt is not None:
-                signed = _encode({"type": "receipt", **receipt})
-                frame = signed if frame is None else frame[:-1] + b',"receipt":' + signed + b"}"
+                frame = with_receipt(frame, _encode({"type": "receipt", **receipt}))
         return frame
 
     def resynced(self, first: int, before: Mapping[K, int], now: int) -> list[tuple[K, bytes]]:

@@ -160,7 +160,7 @@ def test_a_frame_awaiting_its_receipt_keeps_its_place_in_the_send_queue() -> Non
         batch = keys.Batch(KEY, schedule=scheduled.append)
         queue = SendQueue(8, direct=direct)
         queue.push(b"before")
-        waiting = Awaiting(b'{"type":"update","seq":3', batch.ask(bodies(1)[0]))
+        waiting = Awaiting(b'{"type":"update","seq":3}', batch.ask(bodies(1)[0]))
         queue.push(waiting)
         queue.push(b"ack", answer=True)
         assert written == [b"before"], "the ack waits behind the update"
@@ -175,8 +175,8 @@ def test_a_frame_awaiting_its_receipt_keeps_its_place_in_the_send_queue() -> Non
         # Its batch signed at the next turn: written then, with what waited behind it,
         # and the sender never woken.
         written.clear()
-        first = Awaiting(b'{"type":"update","seq":4', batch.ask(bodies(3)[0]))
-        second = Awaiting(b'{"type":"update","seq":5', batch.ask(bodies(3)[1]))
+        first = Awaiting(b'{"type":"update","seq":4}', batch.ask(bodies(3)[0]))
+        second = Awaiting(b'{"type":"update","seq":5}', batch.ask(bodies(3)[1]))
         queue.push(first)
         queue.push(b"ack 4", answer=True)
         queue.push(second)
@@ -190,7 +190,7 @@ def test_a_frame_awaiting_its_receipt_keeps_its_place_in_the_send_queue() -> Non
 
         # A socket that takes no more: the sender is woken for the rest, in order.
         full = SendQueue(8, direct=lambda frame: False)
-        third = Awaiting(b'{"type":"update","seq":6', batch.ask(bodies(4)[3]))
+        third = Awaiting(b'{"type":"update","seq":6}', batch.ask(bodies(4)[3]))
         full.push(third)
         full.push(b"ack 6", answer=True)
         assert not full._ready.is_set()
@@ -300,7 +300,7 @@ def test_a_send_queue_delivers_every_frame_once_in_order_whatever_the_signing(st
                 queue.push(frame, answer=step == "answer")
                 pushed.append(frame)
             elif step == "awaiting":
-                waiting = Awaiting(f'{{"n":{n}'.encode(), batch.ask(bodies(1)[0]))
+                waiting = Awaiting(f'{{"n":{n}}}'.encode(), batch.ask(bodies(1)[0]))
                 queue.push(waiting)
                 pushed.append(waiting)
             elif step == "sign":
