@@ -231,10 +231,10 @@ def sealable_of(rules: Any) -> frozenset[str]:
     return fields
 
 
-def committed(sealer_: Sealer, name: Any) -> bool:
+def committed(version: int, sealable: frozenset[str], name: Any) -> bool:
     """Whether a body's field `name` enters the inner form by its commitment (every field
-    in version 3; in version 4 a sealable one), rather than as it is."""
-    return not isinstance(sealer_, Prefixed) or name in sealer_.sealable
+    in version 3; in version 4 one of the game's `sealable`), rather than as it is."""
+    return version < 4 or name in sealable
 
 
 def keyed(ekey: bytes | Sealer) -> Sealer:

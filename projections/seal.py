@@ -134,12 +134,12 @@ def public_log(rules: Game, views: GameViews, entries: Sequence[Entry]) -> list[
                         body = {}
                         for name, value in e.body.items():
                             if name in held.fields:
-                                if not sealing.committed(ekey, name):
+                                if not sealing.committed(version, sealable, name):
                                     raise ValueError(f"the rules of {rules.name} never seal a command's {name!r}")
                                 body[name] = inner[name]
                             else:
                                 body[name] = value
-                                if sealing.committed(ekey, name):  # (else shown as it is)
+                                if sealing.committed(version, sealable, name):  # (else as it is)
                                     path = sealing.field_path(name)
                                     salts[path] = sealing.salt(ekey, path).hex()
             opened = {"salts": salts}
@@ -178,11 +178,9 @@ class _Opening:
 
     def __init__(self, entry: PublicEntry, version: int, sealable: frozenset[str] = frozenset()) -> None:
         self.entry = entry
+        self.version, self.sealable = version, sealable
         self.key: sealing.Sealer | None = None
         self.salts: dict[str, bytes] = {}
-        # Which fields of a body enter its inner form by their commitments (every one in
-        # version 3; in version 4 the sealable ones, the others as they are).
-        self.committed = (lambda name: True) if version < 4 else sealable.__contains__
         opened = entry.open
         if isinstance(opened, dict) and set(opened) == {"key"} and isinstance(opened["key"], str):
             self.key = sealing.sealer(bytes.fromhex(opened["key"]), version, sealable)
@@ -206,7 +204,8 @@ class _Opening:
         fields = ()
         if isinstance(body, dict):
             fields = tuple(
-                k for k in body if self.committed(k) and self.salt(sealing.field_path(k)) is None
+                k for k in body
+                if sealing.committed(self.version, self.sealable, k) and self.salt(sealing.field_path(k)) is None
             )
         return Withheld(fields=fields, out=out)
 
@@ -221,8 +220,8 @@ class _Opening:
         if isinstance(body, dict):
             inner = {}
             for name, value in body.items():
-                if not self.committed(name):
-                    inner[name] = value
+                if not sealing.committed(self.version, self.sealable, name):
+                    inner[name] = value  # (version 4: a field never sealed, as it is)
                     continue
                 s = self.salt(sealing.field_path(name))
                 if s is None:
