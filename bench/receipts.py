@@ -33,7 +33,7 @@ from clients.driver import simulate  # noqa: E402
 from domain.engine import Entry  # noqa: E402
 from projections.contract import SPECTATOR, Viewer  # noqa: E402
 from server import keys  # noqa: E402
-from server.core import MatchCore, _encode  # noqa: E402
+from server.core import MatchCore, _encode, with_receipt  # noqa: E402
 
 BATCH = 30
 """Checkpoints a signature under bench/load.py's 200 matches (docs/performance.md)."""
@@ -105,7 +105,7 @@ def main() -> None:
     def one_checkpoint() -> None:  # (the core keeps the receipt it signed: signed here anew)
         signed_frame = _encode({"type": "receipt", **key.receipts([fields])[0]})
         for _ in range(2):
-            update[:-1] + b',"receipt":' + signed_frame + b"}"
+            with_receipt(update, signed_frame)
 
     per_round = 1 / rate(one_checkpoint, args.signatures)
     # Signed together, as a busy server signs the checkpoints of one turn of its loop
@@ -116,7 +116,7 @@ def main() -> None:
         for receipt in key.receipts(batch):
             signed_frame = _encode({"type": "receipt", **receipt})
             for _ in range(2):
-                update[:-1] + b',"receipt":' + signed_frame + b"}"
+                with_receipt(update, signed_frame)
 
     per_batched = 1 / rate(batched_checkpoints, max(1, args.signatures // BATCH)) / BATCH
     print(

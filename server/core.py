@@ -452,6 +452,11 @@ class MatchCore(Generic[K]):
         signed = self._signed(seq, digest, what, round_)
         return None if signed is None else dict(signed)
 
+    def receipt_frame(self, seq: int, digest: str, what: str, round_: int | None) -> bytes | None:
+        """`receipt` as a `receipt` frame, encoded (once, with the receipt it keeps)."""
+        ticket = self._ticket(seq, digest, what, round_)
+        return None if ticket is None else ticket.frame()
+
     def _signed(self, seq: int, digest: str, what: str, round_: int | None) -> dict[str, Any] | None:
         """`receipt`, not to be changed (see `_ticket`)."""
         ticket = self._ticket(seq, digest, what, round_)

@@ -228,9 +228,9 @@ class DelayedFeed(Generic[K]):
             frame = self._frame(number, seq, events, view)
         checkpoint = core.checkpoint
         if checkpoint is not None and checkpoint[0] == seq and checkpoint[2] == "ended":
-            receipt = core.receipt(*checkpoint)
+            receipt = core.receipt_frame(*checkpoint)
             if receipt is not None:
-                frame = with_receipt(frame, _encode({"type": "receipt", **receipt}))
+                frame = with_receipt(frame, receipt)
         return frame
 
     def resynced(self, first: int, before: Mapping[K, int], now: int) -> list[tuple[K, bytes]]:
