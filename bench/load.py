@@ -1093,7 +1093,7 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fold bookkeeping (core, hub delivery, clock)", (
         "MatchCore._folded (", "MatchCore.appended (", "MatchRunner._deliver (", "MatchRunner._arm_clock (")),
     ("redis append", ("EventStore.append (", "EventStore._send (", "EventStore._run_script (",
-                      "EventStore._flush (", "EventStore._append_lean (",
+                      "EventStore._flush (", "EventStore._append_in_order (",
                       "AbstractConnection._send_packed_command (")),
     ("follower (XREAD, skipping the process's own entries)", (
         "Follower._run (", "EventStore.follow (", "EventStore._follow_lean (", "MatchRunner._take_locked (")),

@@ -19,6 +19,7 @@ alive, and the cycle collector's pauses grew with them.)
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, KeysView, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -156,6 +157,9 @@ class Folded(Generic[K]):
     # A round (or the match) ended with these entries: the log time in ms from the round's
     # first command to the entry that ended it (server/metrics.py, round latency).
     round_ms: int | None = None
+    # The entry that ended the match was one this core proposed (see MatchCore.begin),
+    # folded as it was read from the store: its process is the one that says the end.
+    ended_own: bool = False
 
 
 @dataclass
@@ -237,6 +241,9 @@ class MatchCore(Generic[K]):
         # Subscribers whose updates carry no view ("updates": "events"); None: none (no
         # empty set kept in every match, bench/memory.py).
         self._bare: set[K] | None = None
+        # Entries proposed and begun (`begin`), not yet folded, in log order: each was
+        # decided on the one before it, the first on the last entry folded.
+        self._pending: deque[Append] = deque()
 
     # -- state ---------------------------------------------------------------------------
 
@@ -248,6 +255,13 @@ class MatchCore(Generic[K]):
     def outcome(self) -> Outcome:
         """The outcome of the last entry."""
         return self._outcome
+
+    @property
+    def tip(self) -> MatchState:
+        """The state the next proposal is decided on: after the last entry begun and not
+        folded yet (see `begin`), else after the last entry folded."""
+        pending = self._pending
+        return pending[-1].state if pending else self._current
 
     @property
     def states(self) -> Sequence[MatchState]:
@@ -351,7 +365,18 @@ class MatchCore(Generic[K]):
             except IntegrityError as exc:
                 out.error = exc
                 return out
+            pending = self._pending
+            own = False
+            if pending:  # one begun here, read before its append's reply; or one that beat it
+                own = pending[0].entry.digest == entry.digest  # (the digest chains every field)
+                if own:
+                    pending.popleft()
+                else:
+                    pending.clear()
+            was_over = self._current.ended
             self._folded(sid, entry, ms, outcome, out, raw)
+            if own and ms.ended and not was_over:
+                out.ended_own = True
         return out
 
     def propose(
@@ -363,8 +388,10 @@ class MatchCore(Generic[K]):
         now: int,
         cid: str | None = None,
     ) -> Decision:
-        """Decide an entry at time `now` (ms) against the state folded so far."""
-        ms = self._current
+        """Decide an entry at time `now` (ms) on the `tip`: the state folded so far, and
+        the entries begun on it (`begin`) as if they were folded."""
+        pending = self._pending
+        ms = pending[-1].state if pending else self._current
         entry, new, outcome = engine.propose(ms, kind=kind, seat=seat, cid=cid, body=body, ts=now)
         if kind == "tick" and not outcome.events:
             return None
@@ -375,9 +402,60 @@ class MatchCore(Generic[K]):
             taken = next(e.seat for e in outcome.events if isinstance(e, engine.SeatTaken))
         return Append(entry, new, outcome, f"{ms.seq}:{ms.head}", taken)
 
+    def begin(self, decided: Append) -> None:
+        """The caller has begun appending `decided` (the last proposal): the proposals
+        after it are decided on it, until it is folded (`appended`, or read from the
+        store) or dropped (`drop`). Appends begun one after another must reach the store
+        in that order, each on the head of the one before (the store refuses the others:
+        a conflict), so that two commands of a match can be in one batch."""
+        tip = self.tip
+        if decided.expected_head != f"{tip.seq}:{tip.head}":
+            raise ValueError(f"entry {decided.entry.seq} was not decided on the tip, entry {tip.seq}")
+        self._pending.append(decided)
+
+    def drop(self, decided: Append) -> None:
+        """`decided` was not appended (or is given up on): it and the entries begun after
+        it, decided on it, are no longer pending (theirs will fail, or be found in the
+        store; see `landed`)."""
+        pending = self._pending
+        for i, item in enumerate(pending):
+            if item is decided:
+                while len(pending) > i:
+                    pending.pop()
+                return
+
+    @property
+    def next_begun(self) -> Append | None:
+        """The first entry begun and not folded yet (the next `appended` folds)."""
+        return self._pending[0] if self._pending else None
+
+    def all_begun(self, items: Sequence[tuple[str, bytes]]) -> bool:
+        """Whether each item (stream id, JSON) read from the store is an entry begun here
+        and not folded yet: its append's reply will fold it."""
+        pending = self._pending
+        if not pending:
+            return False
+        raws = {item.raw for item in pending}
+        return all(raw in raws for _sid, raw in items)
+
+    def landed(self, decided: Append) -> Submitted | None:
+        """The answer to `decided`, appended by the store and folded here as it was read
+        from the store (not by `appended`); None if the entry folded at its seq is
+        not it (or none is yet)."""
+        seq = decided.entry.seq
+        if seq > self._current.seq or self.entry(seq).digest != decided.entry.digest:
+            return None
+        return Submitted(seq, decided.outcome, False, decided.entry.digest)
+
     def appended(self, stream_id: str, decided: Append) -> tuple[Submitted, Folded[K]]:
         """The store appended `decided` at `stream_id`: fold it (its state is the one
-        `propose` computed, not folded again) and answer it."""
+        `propose` computed, not folded again) and answer it. If it was begun, it is the
+        first entry pending."""
+        pending = self._pending
+        if pending and pending[0] is decided:
+            pending.popleft()
+        elif any(item is decided for item in pending):
+            raise ValueError(f"entry {decided.entry.seq} was appended before the entries begun before it")
         if decided.entry.seq != self._current.seq + 1:
             raise ValueError(
                 f"entry {decided.entry.seq} was decided on entry {decided.entry.seq - 1}, "
@@ -531,6 +609,7 @@ class MatchCore(Generic[K]):
         self._entries, self.times = fresh._entries, fresh.times
         self._checkpoints, self._cursor = fresh._checkpoints, None
         self._current, self._outcome = fresh._current, fresh._outcome
+        self._pending.clear()
         self.checkpoint = fresh.checkpoint
         self.stream_id = fresh.stream_id
         self.streams = self._new_streams()

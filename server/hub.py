@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,7 @@ from server.keys import Batch, ServerKey
 from server.limits import Limits
 from server.metrics import Metrics
 from server.replays import ReplayCache
-from server.storage import Store
+from server.storage import Appended, Store
 from server.store import UNAVAILABLE
 from server.streams import Streams
 
@@ -248,6 +248,19 @@ class Busy(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class _Unfolded:
+    """An append MatchRunner._land did not fold, for its command to be caught up on and
+    answered or decided again: what the store said of it (`ok`: it holds the entry,
+    which giving up an entry before it left unfolded here), and whether a `conflict`
+    is the store's own (its head was not the one the entry was decided on) rather than
+    the failure of an entry before it."""
+
+    decided: Append
+    result: Appended
+    conflict: bool
+
+
 class MatchRunner:
     """The shell around one match's MatchCore (server/core.py): the lock appends are
     decided under, the store, the clock's timer, and the subscribers' queues."""
@@ -277,8 +290,8 @@ class MatchRunner:
         self._tick_failures = 0  # ticks that failed in a row (the store away)
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
-        # The entry whose append is in flight, with its JSON (see take).
-        self._in_flight: Append | None = None
+        # The appends begun and not settled (see submit), in order: each one's settling.
+        self._flights: list[asyncio.Future[None]] = []
         # Whether the hub let go of it (Hub.forget); a viewer may still take it back.
         self.released = False
         # When this process last used the match (a request, a viewer, a command of its
@@ -370,7 +383,7 @@ class MatchRunner:
         or unused for `idle` seconds while another process appended to it (other than
         a tick) since this one last used it. A match that nobody plays anywhere is kept
         by the process that played it last, so that its clock keeps running."""
-        if self.subscribers or self.lock.locked() or self.reading is not None:
+        if self.subscribers or self.lock.locked() or self._flights or self.reading is not None:
             return False
         unused = now - self.used_at
         if self.current.ended:
@@ -396,7 +409,7 @@ class MatchRunner:
             sub.queue.push(frame)
         self._release_delayed()
         if folded.ended:
-            self._over(announce=own)
+            self._over(announce=own or folded.ended_own)
 
     def _release_delayed(self, now: int | None = None) -> None:
         """Send the delayed spectators what their delay releases now (`now`: that time),
@@ -603,54 +616,134 @@ class MatchRunner:
         token_hash: str | None = None,
     ) -> Submitted | None:
         """Decide (MatchCore.propose) and append one entry; None for a tick that found
-        nothing due. What is answered without being appended is answered at once."""
-        async with self.lock:
-            for _ in range(20):
+        nothing due. What is answered without being appended is answered at once.
+
+        The lock is held while the entry is decided and its append begun, not through
+        the append: on an `ordered` store the match's next command is decided on this
+        one meanwhile and its append begun right behind it (the store tries them in
+        that order, each on the head of the one before), so the two seats of a round
+        go to the store in one batch and their updates to each player in one write.
+        Entries are folded in the order they were decided, each once its append and
+        those before it are settled. An append that fails (another process appended
+        first, a duplicate key, the store away) takes the entries decided on it with
+        it; each of their commands is decided again after a catch-up."""
+        failed: _Unfolded | None = None
+        for _ in range(20):
+            async with self.lock:
+                if failed is not None:
+                    found = await self._after_failure(failed)
+                    if found is not None:
+                        return found
+                if not self.store.ordered:  # (appends tried in any order: one at a time)
+                    await self._settled()
                 decided = self.core.propose(kind=kind, seat=seat, cid=cid, body=body, now=now_ms())
                 if decided is None:
                     return None
                 if isinstance(decided, Answer):
-                    return decided.submitted
+                    if not self._flights:
+                        return decided.submitted
+                    # An answer is final: it is decided on what the log holds, not on
+                    # entries that may yet fail.
+                    await self._settled()
+                    decided = self.core.propose(kind=kind, seat=seat, cid=cid, body=body, now=now_ms())
+                    if decided is None:
+                        return None
+                    if isinstance(decided, Answer):
+                        return decided.submitted
                 taken = decided.seat if token_hash is not None else None
-                started = time.perf_counter()
-                self._in_flight = decided
-                try:
-                    result = await self.store.append(
-                        self.match_id,
-                        decided.entry,
-                        expected_head=decided.expected_head,
-                        key=key,
-                        token_hash=token_hash if taken is not None else None,
-                        seat=taken,
-                        encoded=decided.raw,
-                    )
-                finally:
-                    self._in_flight = None
-                metrics = self.hub.metrics
-                metrics.append_seconds.observe(time.perf_counter() - started)
-                if result.status == "ok":
-                    assert result.stream_id is not None
-                    if token_hash is not None and taken is not None:
-                        self.tokens[token_hash] = taken
-                    done, folded = self.core.appended(result.stream_id, decided)
-                    if kind != "tick":
-                        self.touch()
-                    if folded.round_ms is not None:
-                        metrics.round_ended(self.current.game, folded.round_ms)
-                    self._deliver(folded, own=True)
-                    return done
-                if result.status == "conflict":
+                outcome = self.store.begin_append(
+                    self.match_id,
+                    decided.entry,
+                    expected_head=decided.expected_head,
+                    key=key,
+                    token_hash=token_hash if taken is not None else None,
+                    seat=taken,
+                    encoded=decided.raw,
+                )
+                self.core.begin(decided)
+                after = self._flights[-1] if self._flights else None
+                settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._flights.append(settled)
+            landed = await self._land(decided, outcome, after, settled, token_hash, taken)
+            if isinstance(landed, Submitted):
+                return landed
+            failed = landed
+            if failed.result.status != "ok":
+                self.hub.metrics.append_retries.inc()
+        raise Busy(f"match {self.match_id} is too busy; try again")
+
+    async def _land(
+        self,
+        decided: Append,
+        outcome: Coroutine[Any, Any, Appended],
+        after: asyncio.Future[None] | None,
+        settled: asyncio.Future[None],
+        token_hash: str | None,
+        taken: int | None,
+    ) -> Submitted | _Unfolded:
+        """Await the append of `decided` begun by `submit`, and the entries begun before
+        it (`after`: the last one's settling); then fold and deliver it. What is not
+        answered here is the caller's to catch up on (see _Unfolded)."""
+        started = time.perf_counter()
+        metrics = self.hub.metrics
+        try:
+            result = await outcome
+            metrics.append_seconds.observe(time.perf_counter() - started)
+            if after is not None and not after.done():
+                await asyncio.shield(after)
+            first = self.core.next_begun is decided
+            if result.status != "ok":
+                self.core.drop(decided)
+                # (not the first: the entry it was decided on did not land, hence this)
+                conflict = first and result.status == "conflict"
+                if conflict:
                     metrics.append_conflicts.inc()
-                await self._catch_up_locked(conflict=result.status == "conflict")
-                if self.expired is not None:
-                    raise MatchExpired(self.match_id, self.expired)
-                if result.status == "dup":
-                    assert result.seq is not None
-                    found = self.core.duplicate(result.seq)
-                    if found is not None:
-                        return found
-                metrics.append_retries.inc()
-            raise Busy(f"match {self.match_id} is too busy; try again")
+                return _Unfolded(decided, result, conflict)
+            if token_hash is not None and taken is not None:
+                self.tokens[token_hash] = taken
+            if first:
+                assert result.stream_id is not None
+                done, folded = self.core.appended(result.stream_id, decided)
+                if folded.round_ms is not None:
+                    metrics.round_ended(self.current.game, folded.round_ms)
+                self._deliver(folded, own=True)
+            else:  # read from the store meanwhile, or one before it was given up on
+                landed = self.core.landed(decided)
+                if landed is None:
+                    return _Unfolded(decided, result, False)
+                done = landed
+            if decided.entry.kind != "tick":
+                self.touch()
+            return done
+        except BaseException:
+            self.core.drop(decided)  # (its entry, if the store has it, is read from there)
+            raise
+        finally:
+            self._flights.remove(settled)
+            if not settled.done():
+                settled.set_result(None)
+
+    async def _settled(self) -> None:
+        """Wait until every append begun is settled (see submit)."""
+        while self._flights:
+            await asyncio.shield(self._flights[-1])
+
+    async def _after_failure(self, failed: _Unfolded) -> Submitted | None:
+        """Under the lock, after an append that was not folded (see `_land`): catch up
+        with the store, and answer the command if the store holds it (a duplicate key,
+        or an append that landed unfolded)."""
+        await self._catch_up_locked(conflict=failed.conflict)
+        if failed.result.status == "ok":
+            landed = self.core.landed(failed.decided)  # (None: not read yet; tried again, a dup)
+            if landed is not None and failed.decided.entry.kind != "tick":
+                self.touch()
+            return landed
+        if self.expired is not None:
+            raise MatchExpired(self.match_id, self.expired)
+        if failed.result.status == "dup":
+            assert failed.result.seq is not None
+            return self.core.duplicate(failed.result.seq)
+        return None
 
     # -- background --------------------------------------------------------------------------
 
@@ -663,15 +756,15 @@ class MatchRunner:
         fresh = self.core.unseen(items)
         if not fresh:
             return
+        # The follower often reads appends of this process before their replies are in:
+        # those entries (the same bytes) are folded by the appends themselves, and need
+        # no task waiting for the lock (a few per cent of a command's CPU). Only when
+        # they are all that is new: entries after them (another process's, decided on
+        # them) are folded after them, in order (the core folds those it had begun as
+        # its own, whatever becomes of their replies).
+        if self._flights and self.core.all_begun(fresh):
+            return
         if self.lock.locked():
-            # The follower often reads an append of this process before its reply is in:
-            # that entry (the same bytes) is folded by the append itself, and needs no
-            # task waiting for the lock (a few per cent of a command's CPU). Only when it
-            # is all that is new: entries after it (another process's, decided on it)
-            # must be folded after it, in order, whatever becomes of the append's reply.
-            flight = self._in_flight
-            if flight is not None and len(fresh) == 1 and fresh[0][1] == flight.raw:
-                return
             self.reading = fresh[-1][0]
             self.hub.spawn(self._take_locked(fresh))
             return

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -81,6 +81,28 @@ class Store(Protocol):
         head is `expected_head` (else `conflict`; "" is the head of no log). With
         `token_hash`, the seat token's hash is recorded for `seat` in the same step.
         `encoded`: the entry's JSON (msgspec's encoding of it), when the caller has it."""
+        ...
+
+    def begin_append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+        encoded: bytes | None = None,
+    ) -> Coroutine[Any, Any, Appended]:
+        """`append`, begun now: what it returns is awaited for the outcome. If the store
+        is `ordered`, appends begun one after another are tried in that order, so an
+        entry decided on one whose append is in flight (its `expected_head` that one's)
+        can be begun at once, and lands right after it (or not at all: a conflict)."""
+        ...
+
+    @property
+    def ordered(self) -> bool:
+        """Whether appends are tried in the order they are begun (see `begin_append`)."""
         ...
 
     async def mark_over(self, match_id: str) -> None: ...
@@ -179,6 +201,9 @@ class MemoryStore:
         self._active.add(match_id)
         return True
 
+    # Each append is made when it is begun: they are in order.
+    ordered = True
+
     async def append(
         self,
         match_id: str,
@@ -189,6 +214,31 @@ class MemoryStore:
         token_hash: str | None = None,
         seat: int | None = None,
         encoded: bytes | None = None,
+    ) -> Appended:
+        return self._append(match_id, entry, expected_head, key, token_hash, seat, encoded)
+
+    def begin_append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+        encoded: bytes | None = None,
+    ) -> Coroutine[Any, Any, Appended]:
+        return _given(self._append(match_id, entry, expected_head, key, token_hash, seat, encoded))
+
+    def _append(
+        self,
+        match_id: str,
+        entry: Entry,
+        expected_head: str,
+        key: str,
+        token_hash: str | None,
+        seat: int | None,
+        encoded: bytes | None,
     ) -> Appended:
         log = self._logs.get(match_id)
         if log is None:
@@ -323,3 +373,8 @@ class MemoryStore:
         held = self._creation_keys.get(key)
         if held is not None and held[1] == _encode_sorted(dict(record)):
             del self._creation_keys[key]
+
+
+async def _given(result: Appended) -> Appended:
+    """An outcome known already, to be awaited."""
+    return result

@@ -54,7 +54,7 @@ import asyncio
 import contextlib
 import hashlib
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from importlib import resources
 from typing import Any, cast
 
@@ -509,12 +509,51 @@ class EventStore:
         head to learn it; only if the head still stands is the append tried again (it
         is conditional, so it cannot land twice). Found landed, it is this append's `ok`
         (with its stream id); a `dup` after such a try is looked into the same way."""
+        return await self.begin_append(
+            match_id, entry, expected_head=expected_head, key=key, token_hash=token_hash,
+            seat=seat, encoded=encoded, attempts=attempts,
+        )
+
+    @property
+    def ordered(self) -> bool:
+        """Whether appends begun one after another (`begin_append`) are tried in that
+        order: one batch at a time, except on a Cluster or when waiting for replicas,
+        where batches go concurrently."""
+        return not self.wait_replicas and not self.cluster
+
+    def begin_append(
+        self,
+        match_id: str,
+        entry: Entry,
+        *,
+        expected_head: str,
+        key: str,
+        token_hash: str | None = None,
+        seat: int | None = None,
+        encoded: bytes | None = None,
+        attempts: int = 3,
+    ) -> Coroutine[Any, Any, Appended]:
+        """`append`, its first try queued now (see server.storage.Store.begin_append):
+        await what it returns for the outcome."""
         keys, args = self._script_args(match_id, entry, expected_head, key, token_hash, seat, encoded)
+        return self._appended(match_id, entry, expected_head, key, keys, args, self._run_script(keys, args), attempts)
+
+    async def _appended(
+        self,
+        match_id: str,
+        entry: Entry,
+        expected_head: str,
+        key: str,
+        keys: list[str],
+        args: list[str | bytes],
+        first: asyncio.Future[Any],
+        attempts: int,
+    ) -> Appended:
         encoded = cast(bytes, args[3])
         uncertain = False  # whether a try of this call may have landed unheard
         for attempt in range(attempts):
             try:
-                status, value = await self._run_script(keys, args)
+                status, value = await (first if attempt == 0 else self._run_script(keys, args))
             except _LOST:
                 uncertain = True
                 reconciled = await self._reconcile(match_id, key, expected_head, entry.seq, encoded)
@@ -563,15 +602,16 @@ class EventStore:
         round trip each. A batch is no transaction: each script runs and answers on its
         own, exactly as alone; an error of the connection is every append's.
 
-        On a real Redis with no replicas to wait for (see from_url), one task writes the
-        appends on a connection of their own, a batch at a time: a batch is everything
-        queued while the one before it was in flight (`_append_lean`). Otherwise each
-        turn's appends go as a pipeline of their own, concurrently (`_flush`)."""
+        Unless on a Cluster or waiting for replicas (see `ordered`), one task writes the
+        appends a batch at a time, in the order they were queued: a batch is everything
+        queued while the one before it was in flight (`_append_in_order`; on a real Redis
+        on a connection of their own, see from_url). Otherwise each turn's appends go as
+        a pipeline of their own, concurrently (`_flush`)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        if self._appends is not None and not self.wait_replicas and not self.cluster:
+        if self.ordered:
             if self._appender is None:
-                self._appender = loop.create_task(self._append_lean())
+                self._appender = loop.create_task(self._append_in_order())
         elif not self._queued:
             loop.call_soon(self._flush)
         self._queued.append((keys, args, future))
@@ -583,7 +623,7 @@ class EventStore:
         self._batches.add(task)
         task.add_done_callback(self._batches.discard)
 
-    async def _append_lean(self) -> None:
+    async def _append_in_order(self) -> None:
         try:
             while self._queued:
                 batch, self._queued = self._queued, []

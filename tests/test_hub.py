@@ -178,9 +178,10 @@ async def test_the_clock_keeps_its_timer_for_a_later_deadline_and_rings_by_it(
 
 
 async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(hub: Hub) -> None:
-    """While an append is in flight (the lock held), the follower may read its entry
-    before the reply is in: that entry is the append's to fold, and no task waits for the
-    lock for it; an entry read with one after it still does (they are folded in order)."""
+    """While appends are in flight, the follower may read their entries before the
+    replies are in: those entries are the appends' to fold, and no task waits for the
+    lock for them; entries read with one after them are folded in order (after the lock,
+    if it is held)."""
     import msgspec
 
     from domain.engine import Outcome
@@ -196,16 +197,21 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     hub.spawn = spawn  # type: ignore[method-assign]
     entry = runner.core.entry(runner.current.seq)
     later = msgspec.structs.replace(entry, seq=entry.seq + 1)
+    state = msgspec.structs.replace(runner.current, seq=later.seq)
     async with runner.lock:
-        runner._in_flight = Append(later, runner.current, Outcome(), "", None)
+        begun = Append(later, state, Outcome(), f"{runner.current.seq}:{runner.current.head}", None)
+        runner.core.begin(begun)
+        runner._flights.append(asyncio.get_running_loop().create_future())
         runner.take([("9999999999999-0", msgspec.json.encode(later))])
         assert spawned == [] and runner.reading is None
         other = msgspec.structs.replace(later, ts=later.ts + 1)
         runner.take([("9999999999999-0", msgspec.json.encode(later)), ("9999999999999-1", msgspec.json.encode(other))])
         # with an entry after it, both wait for the lock, to be folded in order
         assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
-        runner._in_flight = None
+        runner.core.drop(begun)
+        runner._flights.clear()
     runner.reading = None
+    assert runner.core.next_begun is None and runner.core.tip is runner.current
 
 
 # --- SendQueue: frames written straight to the socket ----------------------------------------

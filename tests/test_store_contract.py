@@ -88,6 +88,35 @@ async def test_a_stale_head_conflicts(any_store: Store) -> None:
     assert (await store.append("m1", b2, expected_head=head_value(a), key="b")).status == "ok"
 
 
+async def test_appends_begun_one_after_another_land_in_that_order(any_store: Store) -> None:
+    """An ordered store tries appends in the order they are begun: an entry decided on
+    one whose append is still in flight lands right after it; one decided on an append
+    that fails fails too (its head never was), and a later one begun on the real head
+    lands."""
+    store = any_store
+    if not store.ordered:
+        return
+    first, ms = fresh()
+    assert await store.create("m1", first)
+    e2, ms2 = join(ms, "Ann", 1100)
+    e3, ms3 = join(ms2, "Bob", 1200)
+    second = store.begin_append("m1", e2, expected_head=head_value(first), key="j1")
+    await asyncio.sleep(0)  # (its batch on its way: the next one is begun behind it)
+    third = store.begin_append("m1", e3, expected_head=head_value(e2), key="j2")
+    done = await asyncio.gather(third, second)  # (awaited in any order: begun in order)
+    assert [r.status for r in done] == ["ok", "ok"] and [r.seq for r in done] == [3, 2]
+    assert [e for _, e in await store.read("m1")] == [first, e2, e3]
+
+    e4, ms4 = join(ms, "Cid", 1300)  # decided on a head that is no longer the store's
+    e5, _ = join(ms4, "Dan", 1400)
+    stale = store.begin_append("m1", e4, expected_head=head_value(first), key="j3")
+    on_stale = store.begin_append("m1", e5, expected_head=head_value(e4), key="j4")
+    e6, _ = join(ms3, "Eve", 1500)
+    fine = store.begin_append("m1", e6, expected_head=head_value(e3), key="j5")
+    assert [r.status for r in await asyncio.gather(stale, on_stale, fine)] == ["conflict", "conflict", "ok"]
+    assert [e for _, e in await store.read("m1")] == [first, e2, e3, e6]
+
+
 async def test_matches_are_active_until_marked_over(any_store: Store) -> None:
     store = any_store
     for m in ("m2", "m1", "m3"):
