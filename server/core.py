@@ -19,7 +19,6 @@ alive, and the cycle collector's pauses grew with them.)
 from __future__ import annotations
 
 import weakref
-from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, KeysView, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -242,8 +241,9 @@ class MatchCore(Generic[K]):
         # empty set kept in every match, bench/memory.py).
         self._bare: set[K] | None = None
         # Entries proposed and begun (`begin`), not yet folded, in log order: each was
-        # decided on the one before it, the first on the last entry folded.
-        self._pending: deque[Append] = deque()
+        # decided on the one before it, the first on the last entry folded. (A tuple: a
+        # few at most, and none kept in every match, bench/memory.py.)
+        self._pending: tuple[Append, ...] = ()
 
     # -- state ---------------------------------------------------------------------------
 
@@ -369,10 +369,7 @@ class MatchCore(Generic[K]):
             own = False
             if pending:  # one begun here, read before its append's reply; or one that beat it
                 own = pending[0].entry.digest == entry.digest  # (the digest chains every field)
-                if own:
-                    pending.popleft()
-                else:
-                    pending.clear()
+                self._pending = pending[1:] if own else ()
             was_over = self._current.ended
             self._folded(sid, entry, ms, outcome, out, raw)
             if own and ms.ended and not was_over:
@@ -411,17 +408,15 @@ class MatchCore(Generic[K]):
         tip = self.tip
         if decided.expected_head != f"{tip.seq}:{tip.head}":
             raise ValueError(f"entry {decided.entry.seq} was not decided on the tip, entry {tip.seq}")
-        self._pending.append(decided)
+        self._pending = (*self._pending, decided)
 
     def drop(self, decided: Append) -> None:
         """`decided` was not appended (or is given up on): it and the entries begun after
         it, decided on it, are no longer pending (theirs will fail, or be found in the
         store; see `landed`)."""
-        pending = self._pending
-        for i, item in enumerate(pending):
+        for i, item in enumerate(self._pending):
             if item is decided:
-                while len(pending) > i:
-                    pending.pop()
+                self._pending = self._pending[:i]
                 return
 
     @property
@@ -453,7 +448,7 @@ class MatchCore(Generic[K]):
         first entry pending."""
         pending = self._pending
         if pending and pending[0] is decided:
-            pending.popleft()
+            self._pending = pending[1:]
         elif any(item is decided for item in pending):
             raise ValueError(f"entry {decided.entry.seq} was appended before the entries begun before it")
         if decided.entry.seq != self._current.seq + 1:
@@ -609,7 +604,7 @@ class MatchCore(Generic[K]):
         self._entries, self.times = fresh._entries, fresh.times
         self._checkpoints, self._cursor = fresh._checkpoints, None
         self._current, self._outcome = fresh._current, fresh._outcome
-        self._pending.clear()
+        self._pending = ()
         self.checkpoint = fresh.checkpoint
         self.stream_id = fresh.stream_id
         self.streams = self._new_streams()

@@ -291,7 +291,8 @@ class MatchRunner:
         # The stream id up to which the follower has handed entries still to be folded.
         self.reading: str | None = None
         # The appends begun and not settled (see submit), in order: each one's settling.
-        self._flights: list[asyncio.Future[None]] = []
+        # (A tuple: none kept in every match, bench/memory.py.)
+        self._flights: tuple[asyncio.Future[None], ...] = ()
         # Whether the hub let go of it (Hub.forget); a viewer may still take it back.
         self.released = False
         # When this process last used the match (a request, a viewer, a command of its
@@ -663,7 +664,7 @@ class MatchRunner:
                 self.core.begin(decided)
                 after = self._flights[-1] if self._flights else None
                 settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                self._flights.append(settled)
+                self._flights = (*self._flights, settled)
             landed = await self._land(decided, outcome, after, settled, token_hash, taken)
             if isinstance(landed, Submitted):
                 return landed
@@ -719,7 +720,7 @@ class MatchRunner:
             self.core.drop(decided)  # (its entry, if the store has it, is read from there)
             raise
         finally:
-            self._flights.remove(settled)
+            self._flights = tuple(f for f in self._flights if f is not settled)
             if not settled.done():
                 settled.set_result(None)
 

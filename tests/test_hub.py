@@ -201,7 +201,7 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     async with runner.lock:
         begun = Append(later, state, Outcome(), f"{runner.current.seq}:{runner.current.head}", None)
         runner.core.begin(begun)
-        runner._flights.append(asyncio.get_running_loop().create_future())
+        runner._flights = (asyncio.get_running_loop().create_future(),)
         runner.take([("9999999999999-0", msgspec.json.encode(later))])
         assert spawned == [] and runner.reading is None
         other = msgspec.structs.replace(later, ts=later.ts + 1)
@@ -209,7 +209,7 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
         # with an entry after it, both wait for the lock, to be folded in order
         assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
         runner.core.drop(begun)
-        runner._flights.clear()
+        runner._flights = ()
     runner.reading = None
     assert runner.core.next_begun is None and runner.core.tip is runner.current
 
