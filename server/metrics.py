@@ -78,7 +78,8 @@ class Metrics:
         )
         self.append_retries = Counter(
             "daedalus_append_retries", "Entries decided again after an append that did not "
-            "land (a conflict, or a command key held by an entry not folded here yet).",
+            "land (a conflict, a command key held by an entry not folded here yet, or the "
+            "append of the entry it was decided on, in flight with it, did not land).",
             registry=r,
         )
         self._round_seconds = Histogram(
