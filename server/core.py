@@ -387,8 +387,7 @@ class MatchCore(Generic[K]):
     ) -> Decision:
         """Decide an entry at time `now` (ms) on the `tip`: the state folded so far, and
         the entries begun on it (`begin`) as if they were folded."""
-        pending = self._pending
-        ms = pending[-1].state if pending else self._current
+        ms = self.tip
         entry, new, outcome = engine.propose(ms, kind=kind, seat=seat, cid=cid, body=body, ts=now)
         if kind == "tick" and not outcome.events:
             return None

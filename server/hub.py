@@ -637,20 +637,17 @@ class MatchRunner:
                         return found
                 if not self.store.ordered:  # (appends tried in any order: one at a time)
                     await self._settled()
-                decided = self.core.propose(kind=kind, seat=seat, cid=cid, body=body, now=now_ms())
-                if decided is None:
-                    return None
-                if isinstance(decided, Answer):
-                    if not self._flights:
-                        return decided.submitted
-                    # An answer is final: it is decided on what the log holds, not on
-                    # entries that may yet fail.
-                    await self._settled()
+                while True:
                     decided = self.core.propose(kind=kind, seat=seat, cid=cid, body=body, now=now_ms())
                     if decided is None:
                         return None
-                    if isinstance(decided, Answer):
+                    if not isinstance(decided, Answer):
+                        break
+                    if not self._flights:
                         return decided.submitted
+                    # An answer is final: it is decided on what the log holds, not on
+                    # entries that may yet fail (none begins while the lock is held).
+                    await self._settled()
                 taken = decided.seat if token_hash is not None else None
                 outcome = self.store.begin_append(
                     self.match_id,
