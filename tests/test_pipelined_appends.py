@@ -28,7 +28,6 @@ from server.hub import Hub, MatchRunner, token_digest
 from server.storage import MemoryStore, Store
 from server.store import EventStore
 from tests import toygame
-from tests.conftest import RedisServer
 from tests.test_core import GAME, SEAT0, SEAT1, Play, plain_fold
 
 toygame.install()
@@ -257,25 +256,10 @@ def test_whatever_becomes_of_the_appends_the_fold_is_the_logs(ops: list[str], se
 # --- the runner, on a store --------------------------------------------------------------
 
 
-@pytest.fixture(params=["memory", "fakeredis", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    s: Store
-    if request.param == "memory":
-        s = MemoryStore()
-    elif request.param == "fakeredis":
-        s = EventStore.embedded()
-    else:
-        server: RedisServer = request.getfixturevalue("real_redis")
-        redis_store = EventStore.from_url(server.url)
-        await redis_store.reads.flushdb()
-        s = redis_store
-    yield s
-    await s.close()
-
-
 @pytest.fixture
-async def hubs(store: Store) -> AsyncIterator[tuple[Hub, Hub]]:
-    """Two processes on one store."""
+async def hubs(any_store: Store) -> AsyncIterator[tuple[Hub, Hub]]:
+    """Two processes on one store (each backend: tests/conftest.py any_store)."""
+    store = any_store
     made = (Hub(store, Settings(tail_block_ms=100)), Hub(store, Settings(tail_block_ms=100)))
     yield made
     for hub in made:
