@@ -370,10 +370,7 @@ class MatchCore(Generic[K]):
             if pending:  # one begun here, read before its append's reply; or one that beat it
                 own = pending[0].entry.digest == entry.digest  # (the digest chains every field)
                 self._pending = pending[1:] if own else ()
-            was_over = self._current.ended
-            self._folded(sid, entry, ms, outcome, out, raw)
-            if own and ms.ended and not was_over:
-                out.ended_own = True
+            self._folded(sid, entry, ms, outcome, out, raw, own)
         return out
 
     def propose(
@@ -480,7 +477,10 @@ class MatchCore(Generic[K]):
         outcome: Outcome,
         out: Folded[K],
         raw: bytes | None,
+        own: bool = False,
     ) -> None:
+        """Fold `entry` (its state `ms` and `outcome` computed); `own`: one this core
+        began, read from the store (Folded.ended_own)."""
         before = self._current
         was_over = before.ended
         self._entries.append(raw if raw is not None else _encode(entry))
@@ -500,6 +500,7 @@ class MatchCore(Generic[K]):
             self._broadcast(entry.seq, ms, outcome, out.sends, what)
         if ms.ended and not was_over:
             out.ended = True
+            out.ended_own = own
 
     # -- receipts --------------------------------------------------------------------------
 
