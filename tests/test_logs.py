@@ -40,3 +40,18 @@ def test_lines_of_two_processes_never_run_together(tmp_path: Path) -> None:
     parsed = [json.loads(line) for line in lines]  # each line one whole JSON object
     assert len(parsed) == 6000
     assert sorted((x["worker"], x["i"]) for x in parsed) == [(w, i) for w in (0, 1) for i in range(3000)]
+
+
+def test_debugging_says_whether_debug_lines_are_written() -> None:
+    """Connection._command asks before building its per-command debug line."""
+    from server import logs
+
+    try:
+        logs.configure("debug")
+        assert logs.debugging()
+        logs.configure("info")
+        assert not logs.debugging()
+        logs.configure("warning")
+        assert not logs.debugging()
+    finally:
+        logs.configure("info")
