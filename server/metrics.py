@@ -7,8 +7,11 @@ the server calls them from a handful of places (server/app.py, server/hub.py, th
 follower and the expiry). The gauges that mirror what the hub holds (runners, viewers,
 followed matches) are read when /metrics is asked for, not kept up to date per command.
 
-A command costs one counter increment (its child for the game and outcome is looked up
-once and kept) and an append one histogram observation: docs/performance.md, "Metrics".
+A command costs one count and an append one observation, kept in plain numbers that a
+collector of ours turns into the counter and histogram when /metrics is asked for
+(`_Counts`, `_Observed`): the client library's own take a lock and look up a child at
+every call, about a microsecond of a command (docs/performance.md, "Metrics" and "A
+ninth sitting"). The rest, counted far less often, are the client library's.
 
 What each metric means, and the alerts worth setting on them: deploy/README.md,
 "Metrics and alerts".
@@ -16,8 +19,10 @@ What each metric means, and the alerts worth setting on them: deploy/README.md,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+import bisect
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CollectorRegistry,
@@ -27,7 +32,12 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
@@ -42,6 +52,12 @@ OUTCOMES = ("accepted", "rejected", "duplicate", "error")
 APPEND_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 # Seconds: a round lasts from a fraction of a second (bots) to its clock (minutes).
 ROUND_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+ROUND_HELP = (
+    "Log time from a round's first command to the entry that ended the round (its last "
+    "submission or its clock's tick), by game; counted by the process that appended that "
+    "entry."
+)
 
 # The text format generate_latest writes, as every Prometheus reads it (the client's
 # CONTENT_TYPE_LATEST names format 1.0.0 in its recent versions, which older servers
@@ -58,19 +74,19 @@ class Metrics:
         # The process's start time, CPU, memory and descriptors (process_*): a restart
         # shows as a new process_start_time_seconds.
         ProcessCollector(registry=r)
-        self._commands = Counter(
+        self._commands = _Counts(
             "daedalus_commands", "Commands players sent, by game and outcome "
             "(accepted, rejected by the rules, duplicate of one sent before, error: not "
             "applied, e.g. the store was away or the match busy).",
-            ["game", "outcome"], registry=r,
+            ("game", "outcome"),
         )
-        self._command_children: dict[tuple[str, str], Any] = {}
-        self._round_children: dict[str, Any] = {}  # (labels() costs a lock and a tuple a call)
-        self.append_seconds = Histogram(
+        r.register(self._commands)
+        self.append_seconds = _Observed(
             "daedalus_append_seconds", "Time of one conditional append to the store (a "
             "command, a join or a tick), answer included, whatever the answer.",
-            buckets=APPEND_BUCKETS, registry=r,
+            APPEND_BUCKETS,
         )
+        r.register(self.append_seconds)
         self.append_conflicts = Counter(
             "daedalus_append_conflicts", "Appends refused because another process had "
             "appended to the match first (its entry is folded and the command decided again).",
@@ -82,12 +98,10 @@ class Metrics:
             "append of the entry it was decided on, in flight with it, did not land).",
             registry=r,
         )
-        self._round_seconds = Histogram(
-            "daedalus_round_seconds", "Log time from a round's first command to the entry "
-            "that ended the round (its last submission or its clock's tick), by game; "
-            "counted by the process that appended that entry.",
-            ["game"], buckets=ROUND_BUCKETS, registry=r,
-        )
+        self._round_seconds: dict[str, _Observed] = {}  # by game (see round_ended)
+        r.register(_Families(
+            "daedalus_round_seconds", ROUND_HELP, "game", self._round_seconds
+        ))
         self.follow_lag = Histogram(
             "daedalus_follow_lag_seconds", "For entries other processes appended, the time "
             "from the newest one's timestamp (the appending process's clock) to its fold "
@@ -153,16 +167,15 @@ class Metrics:
     # -- what the server calls ------------------------------------------------------------
 
     def command(self, game: str, outcome: str) -> None:
-        child = self._command_children.get((game, outcome))
-        if child is None:
-            child = self._command_children[(game, outcome)] = self._commands.labels(game, outcome)
-        child.inc()
+        self._commands.inc((game, outcome))
 
     def round_ended(self, game: str, ms: int) -> None:
-        child = self._round_children.get(game)
-        if child is None:
-            child = self._round_children[game] = self._round_seconds.labels(game)
-        child.observe(ms / 1000)
+        observed = self._round_seconds.get(game)
+        if observed is None:
+            observed = self._round_seconds[game] = _Observed(
+                "daedalus_round_seconds", ROUND_HELP, ROUND_BUCKETS, {"game": game}
+            )
+        observed.observe(ms / 1000)
 
     def redis_error(self, where: str) -> None:
         self._redis_errors.labels(where).inc()
@@ -173,6 +186,82 @@ class Metrics:
     def text(self) -> bytes:
         """Every metric in Prometheus's text format."""
         return bytes(generate_latest(self.registry))
+
+
+class _Counts(Collector):
+    """A counter by labels, kept as plain numbers (see the module docstring): `inc`
+    counts one for a tuple of label values; /metrics reads them as the client library's
+    Counter would show them (`<name>_total` and `<name>_created` of each label set)."""
+
+    def __init__(self, name: str, documentation: str, labels: Sequence[str]) -> None:
+        self.name, self.documentation, self.labels = name, documentation, list(labels)
+        self.counts: dict[tuple[str, ...], int] = {}
+        self._created: dict[tuple[str, ...], float] = {}
+
+    def inc(self, values: tuple[str, ...]) -> None:
+        counts = self.counts
+        if values in counts:
+            counts[values] += 1
+        else:
+            counts[values] = 1
+            self._created[values] = time.time()
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(self.name, self.documentation, labels=self.labels)
+        for values, count in list(self.counts.items()):
+            family.add_metric(list(values), count, created=self._created[values])
+        yield family
+
+
+class _Observed(Collector):
+    """A histogram kept as plain numbers (see the module docstring): `observe` adds a
+    value to its bucket's count and the sum; /metrics reads them as the client library's
+    Histogram would show them (cumulative `_bucket`s up to +Inf, `_count`, `_sum`,
+    `_created`), with `labels` on each."""
+
+    def __init__(
+        self, name: str, documentation: str, buckets: Sequence[float],
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        self.name, self.documentation = name, documentation
+        self.bounds = tuple(buckets)
+        self.labels = labels or {}
+        self.counts = [0] * (len(self.bounds) + 1)  # the last: above every bound
+        self.sum = 0.0
+        self._created = time.time()
+
+    def observe(self, value: float) -> None:
+        # (a bucket's bound is inclusive: `le`)
+        self.counts[bisect.bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+    def family(self) -> HistogramMetricFamily:
+        names, values = list(self.labels), list(self.labels.values())
+        family = HistogramMetricFamily(self.name, self.documentation, labels=names)
+        cumulative, total = [], 0
+        for bound, count in zip((*self.bounds, float("inf")), self.counts, strict=True):
+            total += count
+            cumulative.append(("+Inf" if bound == float("inf") else repr(float(bound)), total))
+        family.add_metric(values, cumulative, self.sum)
+        family.add_sample(f"{self.name}_created", dict(self.labels), self._created)
+        return family
+
+    def collect(self) -> Iterator[Metric]:
+        yield self.family()
+
+
+class _Families(Collector):
+    """Histograms of one name, one per label set (`_Observed`s, by a label's value),
+    shown as one family (its help and type even before the first)."""
+
+    def __init__(self, name: str, documentation: str, label: str, by: dict[str, _Observed]) -> None:
+        self.name, self.documentation, self.label, self._by = name, documentation, label, by
+
+    def collect(self) -> Iterator[Metric]:
+        merged = HistogramMetricFamily(self.name, self.documentation, labels=[self.label])
+        for observed in list(self._by.values()):
+            merged.samples.extend(observed.family().samples)
+        yield merged
 
 
 class _Receipts(Collector):

@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from server.config import Settings
@@ -189,3 +191,35 @@ async def test_two_processes_count_a_match_once_and_their_follow_lag() -> None:
     assert sum(value(s, "daedalus_commands_total", game="toy", outcome="accepted") for s in both) == accepted
     for samples in both:
         assert value(samples, "daedalus_follow_lag_seconds_count") >= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.0005, 0.001, 0.0049, 2.5, 5.0, 7.0]) | st.floats(0, 10), max_size=30))
+def test_the_lean_histogram_reads_as_the_client_librarys(values: list[float]) -> None:
+    """The append and round histograms are kept as plain numbers (server/metrics.py
+    _Observed): /metrics shows what prometheus_client's Histogram would for the same
+    observations, bounds inclusive, and the command counter what its Counter would."""
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+    from server.metrics import APPEND_BUCKETS
+
+    def lines(text: bytes, name: str) -> list[str]:
+        return [
+            line for line in text.decode().splitlines()
+            if name in line and "_created" not in line and not line.startswith("#")
+        ]
+
+    theirs = CollectorRegistry()
+    histogram = Histogram("daedalus_append_seconds", "h", buckets=APPEND_BUCKETS, registry=theirs)
+    counter = Counter("daedalus_commands", "c", ["game", "outcome"], registry=theirs)
+    ours = Metrics()
+    for v in values:
+        histogram.observe(v)
+        ours.append_seconds.observe(v)
+        counter.labels("toy", "accepted" if v < 1 else "rejected").inc()
+        ours.command("toy", "accepted" if v < 1 else "rejected")
+    mine = ours.text()
+    for name in ("daedalus_append_seconds_bucket", "daedalus_append_seconds_count", "daedalus_commands_total"):
+        assert sorted(lines(mine, name)) == sorted(lines(generate_latest(theirs), name))
+    mine_sum = lines(mine, "daedalus_append_seconds_sum")
+    assert float(mine_sum[0].split()[-1]) == pytest.approx(sum(values))
