@@ -579,10 +579,11 @@ def step(
 
 
 def _decide(
-    ms: MatchState, kind: EntryKind, seat: int | None, body: Any, ts: int
+    ms: MatchState, kind: EntryKind, seat: int | None, body: Any, ts: int, command: Any = None
 ) -> tuple[MatchState, int, Outcome]:
     """`step` but for the new state's `last_ts`, given apart (the entry's time, `now`),
-    so that the callers set it with their own bookkeeping in one copy of the state."""
+    so that the callers set it with their own bookkeeping in one copy of the state.
+    `command`: the body's typed command, when the caller has it (`propose`)."""
     now = max(ts, ms.last_ts)
     events: list[Any] = []
     rejection: Rejection | None = None
@@ -599,7 +600,8 @@ def _decide(
             rejection = Rejection("not_a_player", "only a seated player can send commands")
         else:
             try:
-                command = decode_command(ms.rules, body)
+                if command is None:
+                    command = decode_command(ms.rules, body)
             except msgspec.ValidationError as exc:
                 rejection = Rejection("bad_command", str(exc))
             else:
@@ -627,9 +629,12 @@ def propose(
     cid: str | None,
     body: Any,
     ts: int,
+    command: Any = None,
 ) -> tuple[Entry, MatchState, Outcome]:
-    """Decide a new entry and seal it for appending after the state's head."""
-    new, now, outcome = _decide(ms, kind, seat, body, ts)
+    """Decide a new entry and seal it for appending after the state's head. A command
+    whose caller decoded it already (`decode_command`, to check it and to give its body
+    in canonical form: `to_builtins` of it) may give it as `command`, not decoded again."""
+    new, now, outcome = _decide(ms, kind, seat, body, ts, command)
     entry = seal(
         ms.head, seq=ms.seq + 1, ts=now, kind=kind, seat=seat, cid=cid,
         body=body, outcome=outcome, audit_key=ms.audit_key, log_version=ms.log_version,

@@ -1115,6 +1115,7 @@ class Connection:
         try:
             done = await runner.submit(
                 kind="command", seat=self.seat, key=f"c:{self.seat}:{cid}", cid=cid, body=body,
+                command=command,
             )
         except Busy as exc:
             self.reply(error_frame("busy", str(exc), cid))

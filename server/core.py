@@ -381,11 +381,15 @@ class MatchCore(Generic[K]):
         body: Any,
         now: int,
         cid: str | None = None,
+        command: Any = None,
     ) -> Decision:
         """Decide an entry at time `now` (ms) on the `tip`: the state folded so far, and
-        the entries begun on it (`begin`) as if they were folded."""
+        the entries begun on it (`begin`) as if they were folded. (`command`: see
+        engine.propose.)"""
         ms = self.tip
-        entry, new, outcome = engine.propose(ms, kind=kind, seat=seat, cid=cid, body=body, ts=now)
+        entry, new, outcome = engine.propose(
+            ms, kind=kind, seat=seat, cid=cid, body=body, ts=now, command=command
+        )
         if kind == "tick" and not outcome.events:
             return None
         if outcome.rejection is not None and (kind == "join" or not ms.started or ms.ended):

@@ -615,6 +615,7 @@ class MatchRunner:
         body: Any,
         cid: str | None = None,
         token_hash: str | None = None,
+        command: Any = None,
     ) -> Submitted | None:
         """Decide (MatchCore.propose) and append one entry; None for a tick that found
         nothing due. What is answered without being appended is answered at once.
@@ -638,7 +639,9 @@ class MatchRunner:
                 if not self.store.ordered:  # (appends tried in any order: one at a time)
                     await self._settled()
                 while True:
-                    decided = self.core.propose(kind=kind, seat=seat, cid=cid, body=body, now=now_ms())
+                    decided = self.core.propose(
+                        kind=kind, seat=seat, cid=cid, body=body, now=now_ms(), command=command
+                    )
                     if decided is None:
                         return None
                     if not isinstance(decided, Answer):

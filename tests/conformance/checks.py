@@ -663,3 +663,27 @@ def check_json_shortcuts(hosted: Hosted, variant: str, match: BotMatch) -> int:
                 raise fail(hosted, variant, f"entry {seq}: {label}: the events as sent are not its `event`s encoded")
             checked += 1
     return checked
+
+
+def check_decoded_command_given(hosted: Hosted, variant: str, match: BotMatch) -> int:
+    """`engine.propose` given a command's decoded form (`command=`, as the server gives
+    what it decoded to check the command) decides what it decides from the body alone:
+    for every command of a bot match whose body decodes, the same entry, state and
+    outcome. Returns the number of commands compared."""
+    d = match.driver
+    compared = 0
+    for seq, entry in enumerate(d.entries):
+        if entry.kind != "command" or seq == 0:
+            continue
+        try:
+            command = engine.decode_command(hosted.rules, entry.body)
+        except msgspec.ValidationError:
+            continue
+        before = d.states[seq - 1]
+        args = {"kind": entry.kind, "seat": entry.seat, "cid": entry.cid, "body": entry.body, "ts": entry.ts}
+        plain = engine.propose(before, **args)
+        given_one = engine.propose(before, **args, command=command)
+        if plain != given_one:
+            raise fail(hosted, variant, f"entry {seq + 1}: proposed with its decoded command, it differs")
+        compared += 1
+    return compared

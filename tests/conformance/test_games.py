@@ -141,3 +141,9 @@ def test_the_public_log_verifies_and_keeps_the_audit_key(game: str, variant: str
     assert checked.ok, checked.failure
     if not hosted.views.sealed.fields:
         assert checked.withheld == 0
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_a_command_decoded_before_is_decided_as_its_body(game: str, variant: str) -> None:
+    for miss in (0.0, MISS):
+        assert checks.check_decoded_command_given(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss)) > 0
