@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clients import cli
 from clients.bots import BOTS, Simulation, bot_factory, simulate
@@ -170,6 +172,31 @@ def test_legal_sets_agree_with_the_rules() -> None:
     assert all("claim" not in cards for cards in fct_bots.legal_sets(final, "final"))
     assert ("claim", "claim") in fct_bots.legal_sets(final, "final", 2, ("limit_reset",))
     assert all(len(c) == 3 and len(set(c)) > 1 for c in fct_bots.legal_sets(seat, "final", 3, ("overload",)))
+
+
+_cards = st.lists(st.sampled_from(fct.ACTIONS), max_size=3).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.builds(
+        fct.SeatState,
+        chips=st.integers(0, 40),
+        history=st.lists(_cards, max_size=2).map(tuple),
+        reset_last=st.booleans(),
+        blocked=st.lists(st.sampled_from(fct.ACTIONS), max_size=2).map(tuple),
+    ),
+    st.sampled_from(["dm12", "final", "setnas-curse", "gauntlet"]),
+    st.sampled_from([(2, ()), (3, ("overload",)), (2, ("limit_reset",))]),
+)
+def test_legal_sets_kept_are_those_worked_out_afresh(
+    seat: fct.SeatState, variant: str, wanted: tuple[int, tuple[str, ...]]
+) -> None:
+    """legal_sets keeps its answers by what the rules read of a seat: every seat gets
+    the sets the rules leave it, as if asked for the first time."""
+    size, items = wanted
+    afresh = [c for c in fct_bots.card_sets(variant, size) if not fct_bots.disregarded(seat, variant, c, items)]
+    assert fct_bots.legal_sets(seat, variant, size, items) == afresh
 
 
 # --- the terminal front-end ------------------------------------------------------------
