@@ -56,6 +56,15 @@ that completes a round (the last submission, found in the sender's own stream: i
 ack's seq is the update carrying the round_resolved) to that round's round_resolved
 having reached every player still in play (a player who escaped earlier sees none).
 
+`--callgrind PREFIX` runs the server under valgrind's callgrind, counting nothing until
+the window and then every instruction of the server's process (Python's, the C
+libraries', not the kernel's) until its end, and prints them per acked command. Unlike
+the CPU time, that count hardly depends on what else the machine does (two runs of the
+same code: within about 2%), so a change of a few per cent shows in one pair of runs
+(`--server-root` for the code before it). The server runs some 25 times slower under it:
+use a few matches (`-k 20`) and a longer `--setup-timeout`; at that pace every turn of
+its loop is full, as on a saturated server.
+
 The last line is `commands/s=<closed loop> p50_ms=<open loop> p99_ms=<open loop> rate=<offered>`.
 """
 
@@ -68,6 +77,7 @@ import itertools
 import multiprocessing as mp
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -77,6 +87,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,7 +184,7 @@ AUTH = {"Authorization": f"Bearer {API_KEY}"}
 class Server:
     def __init__(
         self, redis_url: str, workdir: str, name: str, log_level: str | None, workers: int = 1,
-        root: Path = ROOT,
+        root: Path = ROOT, wrapper: Sequence[str] = (),
     ) -> None:
         self.port = free_port()
         self.log_path = os.path.join(workdir, f"server-{name}.log")
@@ -191,11 +202,11 @@ class Server:
             env["DAEDALUS_LOG_LEVEL"] = log_level
         with open(self.log_path, "wb") as log:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
+                [*wrapper, sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1",
                  "--port", str(self.port), "--redis-url", redis_url, "--workers", str(workers)],
                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
             )
-        wait_port(self.port, self.proc, "the server")
+        wait_port(self.port, self.proc, "the server", timeout=600 if wrapper else 30)
         self.url = f"http://127.0.0.1:{self.port}"
 
     @property
@@ -1049,6 +1060,7 @@ class PhaseResult:
     redis_cpu: float
     setup_s: float
     machine: list[int]  # /proc/stat ticks over the window
+    instructions: int | None = None  # the server's over the window (--callgrind)
 
     @property
     def acked(self) -> int:
@@ -1135,9 +1147,32 @@ def percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[k]
 
 
+def callgrind_control(pid: int, *what: str) -> None:
+    subprocess.run(["callgrind_control", *what, str(pid)], check=True, stdout=subprocess.DEVNULL,
+                   timeout=120)
+
+
+def callgrind_instructions(prefix: str, mode: str, pid: int) -> int | None:
+    """The instructions callgrind counted over the window: its dump triggered as "window"."""
+    folder, name = Path(prefix).parent, Path(prefix).name
+    for path in folder.glob(f"{name}.{mode}.{pid}.*"):
+        with path.open(errors="replace") as f:
+            head = f.read(4096)
+        if "desc: Trigger: dump window" in head:
+            found = re.search(r"^summary: (\d+)$", head, re.M)
+            if found:
+                return int(found.group(1))
+    return None
+
+
 def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -> PhaseResult:
     redis.flush()
-    server = Server(redis.url, workdir, mode, args.log_level, args.workers, args.server_root)
+    wrapper: list[str] = []
+    if args.callgrind:
+        # The server under callgrind, counting nothing until the window (callgrind_control).
+        wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                   f"--callgrind-out-file={args.callgrind}.{mode}.%p"]
+    server = Server(redis.url, workdir, mode, args.log_level, args.workers, args.server_root, wrapper)
     ctx = mp.get_context("spawn")
     procs: list[Any] = []
     pipes: list[Any] = []
@@ -1184,7 +1219,12 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
                  "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
+        if args.callgrind:
+            callgrind_control(server.pid, "-i", "on")
         time.sleep(max(0.0, t_end - time.monotonic()))
+        if args.callgrind:
+            callgrind_control(server.pid, "-d", "window")
+            callgrind_control(server.pid, "-i", "off")
         s1, r1 = server.cpu_seconds(), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
         machine = [b - a for a, b in zip(m0, machine_ticks(), strict=True)]
         if spy is not None:
@@ -1199,7 +1239,8 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             stats.append(message[1])
         for p in procs:
             p.join(10)
-        return PhaseResult(mode, t_end - t_measure, stats, s1 - s0, r1 - r0, setup, machine)
+        instructions = callgrind_instructions(args.callgrind, mode, server.pid) if args.callgrind else None
+        return PhaseResult(mode, t_end - t_measure, stats, s1 - s0, r1 - r0, setup, machine, instructions)
     except BaseException:
         with contextlib.suppress(OSError), open(server.log_path, "rb") as f:
             tail = f.read()[-4000:].decode(errors="replace")
@@ -1258,6 +1299,10 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
     ours = res.server_cpu + res.redis_cpu + res.client_cpu
     print(f"machine ({os.cpu_count()} CPUs) over the window: {shares}; "
           f"other processes than this bench's: {max(0.0, busy - ours) / w:.0%} of one core")
+    if args.callgrind:
+        counted = "not found" if res.instructions is None else (
+            f"{res.instructions:,} in all, {res.instructions / max(1, res.acked):,.0f} per acked command")
+        print(f"server instructions over the window (callgrind, {args.callgrind}.{res.mode}.*): {counted}")
     spy = f"{args.py_spy}.{res.mode}.txt" if args.py_spy else None
     if spy and os.path.exists(spy):
         print(f"py-spy samples of the server ({spy}), by where they were taken:")
@@ -1308,6 +1353,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--py-spy-nonblocking", action="store_true",
                    help="sample without pausing the server (py-spy --nonblocking): less "
                    "slowdown, but a tenth of the stacks come out torn and count as 'other'")
+    p.add_argument("--callgrind", default=None, metavar="PREFIX",
+                   help="run the server under valgrind's callgrind and count its instructions "
+                   "over each window (one worker; the server is some 50 times slower: a few "
+                   "matches, e.g. -k 20, and a longer --setup-timeout). Printed per acked "
+                   "command: unlike its CPU time, the same whatever else the machine runs")
     p.add_argument("--server-root", type=Path, default=ROOT,
                    help="run the server from this checkout (e.g. a git worktree of an earlier "
                    "commit, to measure a change against the code before it; default: this one)")
@@ -1323,6 +1373,8 @@ def main(argv: list[str] | None = None) -> int:
         args.rate = 300.0 if kts else 1000.0
     if args.py_spy:
         args.py_spy_bin = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if args.callgrind and (args.workers != 1 or not shutil.which("valgrind")):
+        p.error("--callgrind takes one worker, and valgrind on the PATH")
     if args.matches < 1 or args.clients < 1 or args.workers < 1 or args.rate <= 0 or args.duration <= 0:
         p.error("--matches, --clients, --workers, --rate and --duration must be positive")
     if args.duration + args.warmup > 600:
