@@ -1093,7 +1093,7 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("projections: each viewer's events (project_events)", ("project_events (",)),
     # (Before the send row: reading pauses and resumes through CoalescingTransport.)
     ("websocket receive and frame decoding", (
-        "Connection._frames (", "WebSocket.receive (", "WebSocketsSansIOProtocol.data_received (",
+        "Connection._next_frame (", "WebSocket.receive (", "WebSocketsSansIOProtocol.data_received (",
         "coalescing.<locals>.Direct.data_received (", "coalescing.<locals>.Direct.receive_data (",
         "_WakingQueue.")),
     # (Before the rows whose code pushes frames: a frame pushed while nothing waits before
@@ -1110,7 +1110,7 @@ SPY_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("follower (XREAD, skipping the process's own entries)", (
         "Follower._run (", "EventStore.follow (", "EventStore._follow_lean (", "MatchRunner._take_locked (")),
     ("command handling (app, hub, metrics, acks)", (
-        "MatchRunner.submit (", "Connection._command (", "Connection.command (", "Connection.receive_loop (")),
+        "MatchRunner.submit (", "Connection._command (", "Connection.receive_loop (")),
     ("ASGI and uvicorn's websocket protocol, other", (
         "WebSocketsSansIOProtocol.", "websocket_session", "Starlette.__call__ (")),
 )
