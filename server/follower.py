@@ -37,6 +37,16 @@ class Follower:
     again at most every MIN_INTERVAL seconds, so one read brings many entries instead
     of one read per append. A match that starts being followed ends a blocked read
     (CLIENT UNBLOCK), so its entries are read from then on without waiting.
+
+    A match with an append of this process in flight is left out of the read: what
+    the read would bring of it is, but for a race, that append's own entry, which its
+    reply folds (reading it back was a twentieth of a command's instructions under
+    load: docs/performance.md, "A ninth sitting"). What another process appended to it
+    meanwhile is read once the append settles: an entry before it makes the append a
+    conflict, caught up on at once; one after it is in the next read. A read that left
+    a match out does not wait (the append's end would not end the wait): it answers at
+    once, and the follower reads again after MIN_INTERVAL, so such an entry is read
+    within MIN_INTERVAL of the append's settling.
     """
 
     MIN_INTERVAL = 0.005
@@ -100,19 +110,25 @@ class Follower:
             self._said_at = now
             log.warning("tail_error", error=repr(exc), down_s=round(now - self._down_since, 1))
 
-    def _positions(self, now: float) -> dict[str, str]:
+    def _positions(self, now: float) -> tuple[dict[str, str], bool]:
+        """Where to read each followed match from, and whether a match was left out for
+        its append in flight (see the class)."""
         positions = {}
+        appending = False
         for match_id, runner in self.runners.items():
             until = self.paused.get(match_id)
             if until is not None:
                 if now < until:
                     continue
                 del self.paused[match_id]
+            if runner.appending:
+                appending = True
+                continue
             sid = runner.stream_id
             if runner.reading is not None and sid_order(runner.reading) > sid_order(sid):
                 sid = runner.reading
             positions[match_id] = sid
-        return positions
+        return positions, appending
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -129,7 +145,10 @@ class Follower:
                         # A store that restarted may have lost what it had acknowledged.
                         for held in list(self.hub.runners.values()):
                             self.hub.spawn(held.check_log())
-                positions = self._positions(started)
+                positions, appending = self._positions(started)
+                if not positions and appending:  # (only matches with appends in flight)
+                    await asyncio.sleep(self.MIN_INTERVAL)
+                    continue
                 if not positions:  # nothing to follow (or only paused matches): wait
                     self._added.clear()
                     with contextlib.suppress(TimeoutError):
@@ -138,7 +157,7 @@ class Follower:
                 self._reads += 1
                 self._reading = self._reads
                 try:
-                    found = await store.follow(positions, block_ms)
+                    found = await store.follow(positions, None if appending else block_ms)
                 finally:
                     self._reading = 0
                 for match_id, items in found.items():

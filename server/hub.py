@@ -330,6 +330,11 @@ class MatchRunner:
         return self.core.streams
 
     @property
+    def appending(self) -> bool:
+        """Whether an append of this process to the match is in flight."""
+        return bool(self._flights)
+
+    @property
     def stream_id(self) -> str:
         """The stream id of the last entry folded."""
         return self.core.stream_id

@@ -116,11 +116,12 @@ class Store(Protocol):
         ...
 
     async def follow(
-        self, after: Mapping[str, str], block_ms: int
+        self, after: Mapping[str, str], block_ms: int | None
     ) -> dict[str, list[tuple[str, bytes]]]:
         """For many matches at once: the entries after each one's stream id (at most
         FOLLOW_COUNT a match), as JSON, by match, matches with none left out; waiting up
-        to `block_ms` for the first (0: without end) unless `unblock` ends the wait."""
+        to `block_ms` for the first (0: without end; None: not at all) unless `unblock`
+        ends the wait."""
         ...
 
     async def follows_id(self) -> int:
@@ -283,13 +284,13 @@ class MemoryStore:
         return out
 
     async def follow(
-        self, after: Mapping[str, str], block_ms: int
+        self, after: Mapping[str, str], block_ms: int | None
     ) -> dict[str, list[tuple[str, bytes]]]:
         loop = asyncio.get_running_loop()
-        end = None if block_ms == 0 else loop.time() + block_ms / 1000
+        end = None if block_ms == 0 else loop.time() + (block_ms or 0) / 1000
         while True:
             found = self._found(after)
-            if found:
+            if found or block_ms is None:
                 return found
             left = None if end is None else end - loop.time()
             if left is not None and left <= 0:

@@ -953,7 +953,7 @@ class EventStore:
                 return out
 
     async def follow(
-        self, after: Mapping[str, str], block_ms: int
+        self, after: Mapping[str, str], block_ms: int | None
     ) -> dict[str, list[tuple[str, bytes]]]:
         """For many matches at once: the entries after each one's stream id, as stored
         (the Entry as JSON), waiting up to block_ms for the first. One XREAD on the
@@ -965,7 +965,7 @@ class EventStore:
             keys = {log_key(m): m for m in after}
             res: Any = await self.follows.xread(
                 {log_key(m): sid for m, sid in after.items()}, block=block_ms, count=FOLLOW_COUNT
-            )
+            )  # (block=None: no BLOCK, an answer at once)
             out: dict[str, list[tuple[str, bytes]]] = {}
             for key, items in res or []:
                 out[keys[_s(key)]] = [(_s(sid), fields[b"e"]) for sid, fields in items]
@@ -973,13 +973,15 @@ class EventStore:
         return await self._follow_lean(after, block_ms)
 
     async def _follow_lean(
-        self, after: Mapping[str, str], block_ms: int
+        self, after: Mapping[str, str], block_ms: int | None
     ) -> dict[str, list[tuple[str, bytes]]]:
         """`follow` on a real Redis: the XREAD is written and read on the follow
         connection directly. Through the client, encoding the many arguments of a read
         over hundreds of streams and reshaping its reply cost more than the read."""
         cache = self._key_args  # per followed match, until `forget`
-        head = ("XREAD", "COUNT", str(FOLLOW_COUNT), "BLOCK", str(block_ms), "STREAMS")
+        head: tuple[str, ...] = ("XREAD", "COUNT", str(FOLLOW_COUNT), "BLOCK", str(block_ms), "STREAMS")
+        if block_ms is None:  # an answer at once
+            head = ("XREAD", "COUNT", str(FOLLOW_COUNT), "STREAMS")
         parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
         parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]
         keys: dict[bytes, str] = {}
@@ -1009,10 +1011,11 @@ class EventStore:
         return out
 
     async def _follow_cluster(
-        self, after: Mapping[str, str], block_ms: int
+        self, after: Mapping[str, str], block_ms: int | None
     ) -> dict[str, list[tuple[str, bytes]]]:
         """`follow` on a cluster: rounds of one read per node (`_read_nodes`), every
-        `poll_s` seconds until one finds entries, `block_ms` is over, or `unblock`."""
+        `poll_s` seconds until one finds entries, `block_ms` is over (None: one round),
+        or `unblock`."""
         loop = asyncio.get_running_loop()
         if self._wake is None:
             self._wake = asyncio.Event()
@@ -1021,10 +1024,10 @@ class EventStore:
             wake.clear()
         self._following += 1
         try:
-            deadline = None if block_ms == 0 else loop.time() + block_ms / 1000
+            deadline = None if block_ms == 0 else loop.time() + (block_ms or 0) / 1000
             while True:
                 found = await self._read_nodes(after)
-                if found or wake.is_set():
+                if found or wake.is_set() or block_ms is None:
                     return found
                 rest = self.poll_s if deadline is None else min(self.poll_s, deadline - loop.time())
                 if rest <= 0:

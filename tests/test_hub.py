@@ -214,6 +214,49 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     assert runner.core.next_begun is None and runner.core.tip is runner.current
 
 
+async def test_a_match_with_an_append_in_flight_is_left_out_of_the_followers_reads(hub: Hub) -> None:
+    """The follower leaves out of its reads a match with an append in flight (what it
+    would read of it is that append's own entry, its reply's to fold), without waiting
+    in such a read; what another process appended meanwhile is folded soon after the
+    append settles."""
+    from domain import engine
+
+    runner, other = await seated(hub), await seated(hub)  # (the other: read meanwhile)
+    assert hub.follower.runners == {runner.match_id: runner, other.match_id: other}
+    reads: list[tuple[set[str], int | None]] = []
+    follow = hub.store.follow
+
+    async def recording(after: Any, block_ms: int | None) -> Any:
+        reads.append((set(after), block_ms))
+        return await follow(after, block_ms)
+
+    hub.store.follow = recording  # type: ignore[method-assign]
+    in_flight: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    runner._flights = (in_flight,)
+    await settled(hub, lambda: any(runner.match_id not in after for after, _ in reads))
+    left_out = len(reads)
+    assert left_out and reads[-1] == ({other.match_id}, None)
+    # Another process appends the match's next entry.
+    ms = runner.current
+    seat = ms.game_state.turn
+    entry, _, _ = engine.propose(
+        ms, kind="command", seat=seat, cid="elsewhere", body={"type": "add", "n": 1}, ts=ms.last_ts + 1
+    )
+    appended = await hub.store.append(
+        runner.match_id, entry, expected_head=f"{ms.seq}:{ms.head}", key=f"c:{seat}:elsewhere"
+    )
+    assert appended.status == "ok"
+    await asyncio.sleep(0.05)
+    assert runner.current.seq == ms.seq  # not read while the append is in flight
+    assert len(reads) > left_out  # read again meanwhile, every MIN_INTERVAL ...
+    assert all(runner.match_id not in after and block is None for after, block in reads[left_out - 1:])
+    runner._flights = ()  # ... and once it settles, the entry is read at the next one
+    in_flight.set_result(None)
+    await settled(hub, lambda: runner.current.seq == ms.seq + 1, 0.5)
+    assert runner.current.seq == ms.seq + 1 and runner.core.entry(ms.seq + 1).digest == entry.digest
+    assert any(runner.match_id in after for after, _ in reads[left_out:])
+
+
 # --- SendQueue: frames written straight to the socket ----------------------------------------
 
 
