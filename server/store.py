@@ -349,7 +349,9 @@ async def _read_replies(conn: Any, n: int, replies: list[Any]) -> None:
     while len(replies) < want:
         reply = reader.gets(False)
         if reply is _NOT_ENOUGH_DATA:
-            await more()  # (a closed connection raises ConnectionError)
+            if getattr(parser, "_stream", None) is None:  # (closed meanwhile, as read_response says)
+                raise RedisConnectionError("the append connection was closed")
+            await more()  # (a connection the server closed raises ConnectionError)
         elif isinstance(reply, RedisConnectionError):
             raise reply
         else:  # (a ResponseError is this append's own reply)

@@ -183,3 +183,48 @@ async def test_an_append_connection_killed_is_opened_again(store: EventStore) ->
     res = await store.append("k", e3, expected_head=head_value(e2), key="j2")
     assert res.status == "ok" and res.seq == 3
     assert await store.length("k") == 3
+
+
+async def test_an_append_batchs_replies_read_from_the_reader_stay_in_order() -> None:
+    """server/store.py _read_replies, on redis-py's hiredis parser: replies as the reader
+    gives them, a socket read when it holds no whole reply, an append's own error as its
+    reply; a connection closed meanwhile is a ConnectionError, as read_response says."""
+    import pytest
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import ResponseError
+
+    from server import store as store_module
+
+    waiting = store_module._NOT_ENOUGH_DATA
+    assert waiting is not None  # (this redis-py: the fast path is the one taken)
+    error = ResponseError("an append's own")
+
+    class Reader:
+        def __init__(self, given: list[Any]) -> None:
+            self.given = given
+
+        def gets(self, decode: bool) -> Any:
+            return self.given.pop(0) if self.given else waiting
+
+    class Parser:
+        def __init__(self, before: list[Any], after: list[Any]) -> None:
+            self._reader, self._stream, self.after, self.reads = Reader(before), object(), after, 0
+
+        async def read_from_socket(self) -> bool:
+            self.reads += 1
+            self._reader.given += self.after
+            self.after = []
+            return True
+
+    class Conn:
+        def __init__(self, parser: Parser) -> None:
+            self._parser = parser
+
+    parser = Parser([[b"ok", b"1-0"], error], [[b"conflict", b""]])
+    replies: list[Any] = []
+    await store_module._read_replies(Conn(parser), 3, replies)
+    assert replies == [[b"ok", b"1-0"], error, [b"conflict", b""]] and parser.reads == 1
+    closed = Parser([], [])
+    closed._stream = None
+    with pytest.raises(RedisConnectionError):
+        await store_module._read_replies(Conn(closed), 1, [])
