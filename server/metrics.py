@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     from server.hub import Hub
     from server.route import Handoff
 
-# What became of a command a player sent (server/app.py, Connection.command).
+# What became of a command a player sent (server/app.py: Connection._command, counted by
+# Connection.receive_loop).
 OUTCOMES = ("accepted", "rejected", "duplicate", "error")
 
 # Seconds: an append is a Redis round trip (a millisecond or less on one host) unless
