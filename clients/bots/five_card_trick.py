@@ -132,8 +132,8 @@ def legal_sets(
     # What the rules read of the seat to disregard a card (fct.disregards): its last two
     # rounds' cards, the one before last only without a Limit Reset last round. The sets
     # are kept by it (a bot asks every round, and a bench's bots thousands of times a
-    # second: a fifth of a bench client's time before); tests/test_five_card_trick.py
-    # holds them against those worked out afresh.
+    # second: a fifth of a bench client's time before); tests/test_clients.py holds them
+    # against those worked out afresh.
     history = state.history
     last = history[-1] if history else ()
     before = history[-2] if len(history) >= 2 and not state.reset_last else None
@@ -145,8 +145,7 @@ def _legal_sets(
     last: tuple[str, ...], before: tuple[str, ...] | None, variant: str, size: int,
     items: tuple[str, ...],
 ) -> tuple[Cards, ...]:
-    history = (last,) if before is None else (before, last)
-    state = fct.SeatState(history=history if last or before is not None else ())
+    state = fct.SeatState(history=(last,) if before is None else (before, last))
     return tuple(c for c in card_sets(variant, size) if not disregarded(state, variant, c, items))
 
 
