@@ -1355,7 +1355,7 @@ def main(argv: list[str] | None = None) -> int:
                    "slowdown, but a tenth of the stacks come out torn and count as 'other'")
     p.add_argument("--callgrind", default=None, metavar="PREFIX",
                    help="run the server under valgrind's callgrind and count its instructions "
-                   "over each window (one worker; the server is some 50 times slower: a few "
+                   "over each window (one worker; the server is some 25 times slower: a few "
                    "matches, e.g. -k 20, and a longer --setup-timeout). Printed per acked "
                    "command: unlike its CPU time, the same whatever else the machine runs")
     p.add_argument("--server-root", type=Path, default=ROOT,
