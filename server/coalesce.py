@@ -29,8 +29,10 @@ messages from the same queue), without Starlette's and uvicorn's layers of a
 `websocket.receive` message nor asyncio.Queue's wait (a bare future, woken when the
 queue gets a message). Client frames the simple common way (a whole, final, masked text
 frame of less than 64 KiB, each of a chunk of data, with the `websockets` parser between
-frames) are read here rather than by that parser: unmasked, decoded, queued as uvicorn
-queues them (reading paused until the app takes them). Anything else in a chunk (a
+frames) are read here rather than by that parser: unmasked, decoded and, once the app
+has asked RECEIVE for a message, kept for it in a queue of texts of its own while
+uvicorn's is empty (else queued there as uvicorn queues them); reading is paused until
+the app takes them, but for the one text it waits for. Anything else in a chunk (a
 control frame, a fragment, a frame split across chunks, invalid UTF-8, a frame over the
 size limit) and the whole chunk goes to the `websockets` parser as before, which answers
 it as it always has.
@@ -39,6 +41,7 @@ it as it always has.
 from __future__ import annotations
 
 import asyncio
+import collections
 from typing import Any
 
 from websockets.protocol import State
@@ -156,6 +159,11 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 super().__init__(*args, **kwargs)
                 self.queue = _WakingQueue(self)
+                # The texts read directly while uvicorn's queue was empty, for RECEIVE
+                # before anything queued there after them (see data_received).
+                self._texts: collections.deque[str] = collections.deque()
+                self._parser_idle = False  # _between_frames held, and the parser not fed since
+                self._receiving = False  # the app takes its messages through RECEIVE
 
             def handle_connect(self, event: Any) -> None:
                 super().handle_connect(event)
@@ -166,13 +174,20 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
             async def receive_data(self) -> str | bytes | None:
                 """The data of the next message (None: the client is gone)."""
-                queue = self.queue
-                if queue.empty():
+                self._receiving = True
+                texts, queue = self._texts, self.queue
+                if not texts and queue.empty():
                     self._waiter = waiter = self.loop.create_future()
                     try:
                         await waiter
                     finally:
                         self._waiter = None
+                if texts:  # (read before whatever uvicorn's queue holds: see data_received)
+                    text = texts.popleft()
+                    if not texts and self.read_paused and queue.empty():
+                        self.read_paused = False
+                        self.transport.resume_reading()
+                    return text
                 message = queue.get_nowait()
                 if self.read_paused and queue.empty():
                     self.read_paused = False
@@ -198,12 +213,30 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             def data_received(self, data: bytes) -> None:
                 texts = self._simple_frames(data)
                 if texts is None:
+                    self._parser_idle = False
                     super().data_received(data)
                     return
-                put = self.queue.put_nowait
-                for text in texts:
-                    put({"type": "websocket.receive", "text": text})
-                if texts and not self.read_paused:
+                if not texts:
+                    return
+                waiter = self._waiter
+                if self._receiving and self.queue.empty():
+                    # Kept here rather than queued as uvicorn queues a message (a dict, and
+                    # asyncio.Queue's put and get), for an app that takes its messages
+                    # through RECEIVE (not Starlette's receive, which reads only that
+                    # queue): nothing is queued there before them, and what is queued
+                    # after them is read after them. Reading pauses as uvicorn pauses it,
+                    # but for the one text the app waits for now, which it takes before
+                    # this connection's next read.
+                    self._texts.extend(texts)
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result(None)
+                        if len(self._texts) == 1:
+                            return
+                else:
+                    put = self.queue.put_nowait
+                    for text in texts:
+                        put({"type": "websocket.receive", "text": text})
+                if not self.read_paused:
                     self.read_paused = True
                     self.transport.pause_reading()
 
@@ -212,12 +245,15 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                 than 64 KiB each, read where the `websockets` parser stands between two
                 frames; None: the parser's to read."""
                 conn = self.conn
-                if (
-                    not self.handshake_complete or self.close_sent or conn.state is not _OPEN
-                    or conn.expect_continuation_frame or conn.reader.buffer
-                    or not _between_frames(conn.parser)
-                ):
+                if not self.handshake_complete or self.close_sent or conn.state is not _OPEN:
                     return None
+                if not self._parser_idle:  # (it stays so until the parser is fed again)
+                    if (
+                        conn.expect_continuation_frame or conn.reader.buffer
+                        or not _between_frames(conn.parser)
+                    ):
+                        return None
+                    self._parser_idle = True
                 limit = conn.max_message_size
                 texts: list[str] = []
                 pos, end = 0, len(data)

@@ -474,3 +474,79 @@ def test_receive_gives_what_the_websockets_parser_would_on_random_traffic(receiv
 
     check()
 
+
+
+async def test_texts_read_directly_pause_reading_while_the_app_does_not_take_them() -> None:
+    """Texts read directly and kept for RECEIVE hold the socket's reading as uvicorn's
+    queue does: a client writing frame after frame while the app takes none gets one
+    read's worth kept and reading paused (the rest waits in the socket's buffers); the
+    app then gets every one in order, and reading resumes once it has taken them all.
+    A text that comes while the app waits for one does not pause reading."""
+    import base64
+    import os
+    import socket
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+    from websockets.frames import Frame, Opcode
+
+    from server.coalesce import RECEIVE
+    from server.main import _ws_protocol
+
+    first_taken, go = asyncio.Event(), asyncio.Event()
+    seen: dict[str, Any] = {}
+    got: list[object] = []
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        receive = ws.scope["extensions"][RECEIVE]
+        protocol = receive.__self__
+        got.append(await receive())
+        seen["paused_after_first"] = protocol.read_paused
+        first_taken.set()
+        await go.wait()
+        seen["paused"] = protocol.read_paused
+        seen["kept"] = len(protocol._texts)
+        while len(got) < 41:
+            got.append(await receive())
+        seen["paused_at_end"] = protocol.read_paused
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(
+        app, host="127.0.0.1", port=port, ws=_ws_protocol("websockets-sansio"),
+        ws_per_message_deflate=False, log_level="warning", lifespan="off",
+    ))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+        writer.write(Frame(Opcode.TEXT, b"0").serialize(mask=True))
+        await asyncio.wait_for(first_taken.wait(), 5)
+        for i in range(1, 41):  # each in a read of its own
+            writer.write(Frame(Opcode.TEXT, str(i).encode()).serialize(mask=True))
+            await writer.drain()
+            await asyncio.sleep(0.005)
+        go.set()
+        async with asyncio.timeout(5):
+            while len(got) < 41:
+                await asyncio.sleep(0.01)
+        writer.close()
+    finally:
+        server.should_exit = True
+        await serving
+    assert got == [str(i) for i in range(41)]
+    assert seen["paused_after_first"] is False
+    assert seen["paused"] is True and 1 <= seen["kept"] <= 2
+    assert seen["paused_at_end"] is False
