@@ -383,6 +383,8 @@ class EventStore:
         # client whose one connection they are written on, and the task writing them.
         self._appends: aioredis.Redis | None = None
         self._append_keys: dict[str, bytes] = {}
+        # An append's EVALSHA up to its keys, by its numbers of keys and arguments.
+        self._evalsha_heads: dict[tuple[int, int], bytes] = {}
         self._appender: asyncio.Task[None] | None = None
         self._appends_used = 0.0  # when the last batch ended (loop time)
         self._appends_trim: asyncio.TimerHandle | None = None
@@ -736,15 +738,19 @@ class EventStore:
         command's server CPU (docs/performance.md). On any error the connection is closed,
         so that no reply is ever read as another append's."""
         assert self._appends is not None
-        sha = self._append.sha
-        head = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%b\r\n$1\r\n%d\r\n"
+        heads = self._evalsha_heads
         parts: list[bytes] = []
         for keys, args in batch:
-            parts.append(head % (3 + len(keys) + len(args), len(sha), sha.encode(), len(keys)))
-            parts.append(self._packed_keys(keys))
+            shape = (len(keys), len(args))
+            head = heads.get(shape)
+            if head is None:
+                sha = self._append.sha.encode()
+                head = heads[shape] = b"*%d\r\n$7\r\nEVALSHA\r\n$%d\r\n%b\r\n$1\r\n%d\r\n" % (
+                    3 + len(keys) + len(args), len(sha), sha, len(keys))
+            parts += (head, self._packed_keys(keys))
             for arg in args:
                 raw = arg if isinstance(arg, bytes) else arg.encode()
-                parts.append(b"$%d\r\n%b\r\n" % (len(raw), raw))
+                parts += (b"$%d\r\n" % len(raw), raw, b"\r\n")
         await self._appends.initialize()
         conn = self._appends.connection
         assert conn is not None
