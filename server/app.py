@@ -923,7 +923,7 @@ class Connection:
             if unflushed >= SENDER_SLICE:
                 unflushed = 0
                 await asyncio.sleep(0)
-        if self.queue.overflowed.is_set():
+        if self.queue.overflowed:
             self.hub.metrics.send_queue_overflows.inc()
             log.info(
                 "slow_reader_closed", match=self.runner and self.runner.match_id, seat=self.seat,
@@ -979,7 +979,7 @@ class Connection:
             data = await (receive() if self.runner is not None else self._next_frame())
             if data is None:
                 return
-            if self.queue.overflowed.is_set():
+            if self.queue.overflowed:
                 return
             if len(data) > self.settings.frame_limit:
                 client_error("frame_too_large", size=len(data))

@@ -105,7 +105,7 @@ class SendQueue:
         self.sending = False
         self._items: collections.deque[bytes | Awaiting | Iterator[bytes] | None] = collections.deque()
         self._ready = asyncio.Event()
-        self.overflowed = asyncio.Event()
+        self.overflowed = False  # (a plain flag: it is read for every frame and message)
         self.close_code: int | None = None  # see close
         self.close_reason = ""
         # The answers waiting: the number each was queued as (frames are numbered as
@@ -119,7 +119,7 @@ class SendQueue:
     def push(self, frame: Frame, *, bounded: bool = True, answer: bool = False) -> None:
         """Send `frame` after those before it: a live one (`bounded`), one of a catch-up
         (not `bounded`), or the answer to one of the client's own messages (`answer`)."""
-        if self.overflowed.is_set():
+        if self.overflowed:
             return
         if isinstance(frame, Awaiting) and frame.ticket.signed:
             frame = frame.frame()
@@ -181,14 +181,14 @@ class SendQueue:
     def push_catch_up(self, frames: Iterator[bytes]) -> None:
         """Send `frames` after those before it, each made when the sender takes it (not
         bounded, as a catch-up is not: it waits as one item)."""
-        if self.overflowed.is_set():
+        if self.overflowed:
             return
         self._items.append(frames)
         self._queued += 1
         self._ready.set()
 
     def _overflow(self) -> None:
-        self.overflowed.set()
+        self.overflowed = True
         self._drop_waiting()
         self.close()  # (all that is left to take)
 
@@ -725,7 +725,11 @@ class MatchRunner:
             self.core.drop(decided)  # (its entry, if the store has it, is read from there)
             raise
         finally:
-            self._flights = tuple(f for f in self._flights if f is not settled)
+            flights = self._flights
+            # (settled in the order begun, but for a failure: most often the first)
+            self._flights = flights[1:] if flights and flights[0] is settled else tuple(
+                f for f in flights if f is not settled
+            )
             if not settled.done():
                 settled.set_result(None)
 

@@ -306,7 +306,7 @@ async def test_a_reader_too_slow_for_the_socket_still_overflows_the_queue() -> N
     q = SendQueue(2, socket)
     for frame in (b"1", b"2", b"3"):
         q.push(frame)
-    assert q.overflowed.is_set() and await q.get() is None
+    assert q.overflowed and await q.get() is None
     q.push(b"4")  # nothing after the overflow, not even straight to the socket
     socket.open = True
     q.push(b"5")
@@ -325,15 +325,15 @@ async def test_answers_are_bounded_apart_from_a_catch_up_and_free_their_place_wh
         q.push(b"catch-up %d" % i, bounded=False)
     q.push(b"pong 1", answer=True)
     q.push(b"pong 2", answer=True)
-    assert not q.overflowed.is_set()
+    assert not q.overflowed
     for i in range(10):
         assert await q.get() == b"catch-up %d" % i
     assert await q.get() == b"pong 1"  # in order, and its place freed
     q.push(b"view 3", answer=True)
     q.push(b"view 4", answer=True)  # three waiting: "pong 2", "view 3", "view 4"
-    assert not q.overflowed.is_set()
+    assert not q.overflowed
     q.push(b"view 5", answer=True)
-    assert q.overflowed.is_set() and await q.get() is None
+    assert q.overflowed and await q.get() is None
     q.push(b"view 6", answer=True)  # nothing after the overflow
     socket.open = True
     q.push(b"view 7", answer=True)
@@ -345,7 +345,7 @@ async def test_an_answer_goes_straight_to_the_socket_when_nothing_waits() -> Non
     q = SendQueue(1, socket)
     for i in range(5):
         q.push(b"%d" % i, answer=True)
-    assert socket.written == [b"0", b"1", b"2", b"3", b"4"] and not q.overflowed.is_set()
+    assert socket.written == [b"0", b"1", b"2", b"3", b"4"] and not q.overflowed
 
 
 # --- SendQueue: a catch-up made as it is taken -------------------------------------------------
@@ -378,13 +378,13 @@ async def test_a_catch_up_is_made_as_it_is_taken_and_waits_as_one_item() -> None
     q.push_catch_up(iter(catch_up))
     q.push(b"live 1")
     q.push(b"ack", answer=True)
-    assert catch_up.made == 0 and not q.overflowed.is_set()
+    assert catch_up.made == 0 and not q.overflowed
     assert await q.get() == b"welcome"
     for i in range(3):
         assert await q.get() == b"catch-up %d" % i
     assert catch_up.made == 3
     q.push(b"live 2")  # four waiting, the catch-up one of them (its 997 frames unmade)
-    assert not q.overflowed.is_set() and catch_up.made == 3
+    assert not q.overflowed and catch_up.made == 3
     assert [await q.get() for _ in range(997)] == [b"catch-up %d" % i for i in range(3, 1000)]
     assert [await q.get(), await q.get(), await q.get()] == [b"live 1", b"ack", b"live 2"]
     socket.open = True
@@ -398,9 +398,9 @@ async def test_live_frames_behind_a_catch_up_are_bounded_apart_from_it() -> None
     q = SendQueue(2, socket)
     q.push_catch_up(iter(Made(50)))
     q.push(b"live 1")
-    assert not q.overflowed.is_set()  # the catch-up and one live frame: two waiting
+    assert not q.overflowed  # the catch-up and one live frame: two waiting
     q.push(b"live 2")
-    assert q.overflowed.is_set() and await q.get() is None
+    assert q.overflowed and await q.get() is None
 
 
 async def test_a_catch_up_that_fails_closes_the_connection_as_the_servers_error(
@@ -414,4 +414,4 @@ async def test_a_catch_up_that_fails_closes_the_connection_as_the_servers_error(
     assert [await q.get(), await q.get()] == [b"catch-up 0", b"catch-up 1"]
     assert await q.get() is None
     assert q.close_code == 1011 and "resume" in q.close_reason
-    assert not q.overflowed.is_set()
+    assert not q.overflowed
