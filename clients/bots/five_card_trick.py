@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
@@ -66,10 +66,19 @@ class Situation:
     me: int
     pot: int
     seats: list[dict[str, Any]]
-    states: tuple[fct.SeatState, fct.SeatState]
     end_round: int
     max_rounds: int
     last_round: dict[str, Any] | None
+
+    # The seats' SeatStates are rebuilt when first asked for: the random bot reads only
+    # its own (a bench's bot clients decide thousands of rounds a second).
+    @cached_property
+    def states(self) -> tuple[fct.SeatState, fct.SeatState]:
+        return (seat_state(self.seats[0]), seat_state(self.seats[1]))
+
+    @cached_property
+    def my_state(self) -> fct.SeatState:
+        return seat_state(self.mine)
 
     @property
     def opp(self) -> int:
@@ -99,7 +108,6 @@ class Situation:
             me=me,
             pot=gs["pot"],
             seats=seats,
-            states=(seat_state(seats[0]), seat_state(seats[1])),
             end_round=gs["end_round"],
             max_rounds=gs["max_rounds"],
             last_round=gs.get("last_round"),
@@ -219,7 +227,7 @@ class RandomBot(_Bot):
         return self.rng.random() < 0.5
 
     def choose(self, s: Situation) -> dict[str, Any]:
-        state = s.states[s.me]
+        state = s.my_state
         items: list[str] = []
         if s.variant == "final":
             for item in ("overload", "limit_reset"):
