@@ -309,6 +309,19 @@ _decode_peek = msgspec.json.Decoder(Peek).decode
 _decode_view = msgspec.json.Decoder().decode
 
 
+class _SeatOutcome(msgspec.Struct):
+    """What `follow_events` reads of a seat's part of a resolved round (the rest of it
+    skipped, not decoded)."""
+
+    effective: Any = None
+    chips: Any = None
+    lights: Any = None
+    blocked_next: Any = None
+
+
+_decode_outcomes = msgspec.json.Decoder(list[_SeatOutcome]).decode
+
+
 def follow_events(view: dict[str, Any], events: list[Event]) -> None:
     """Bring a Five-Card Trick player's view (dm12, setnas-curse, gauntlet: no items) up
     to date with an update's events, in place, as far as a bot reads it (the round, the
@@ -322,12 +335,12 @@ def follow_events(view: dict[str, Any], events: list[Event]) -> None:
         if kind == "submitted":
             gs["seats"][event.seat]["submitted"] = True
         elif kind == "round_resolved":
-            for seat, out in zip(gs["seats"], _decode_view(event.seats), strict=True):
+            for seat, out in zip(gs["seats"], _decode_outcomes(event.seats), strict=True):
                 history = seat["history"]
-                history["r-2"], history["r-1"] = history["r-1"], out["effective"]
-                seat["chips"] = out["chips"]
-                seat["lights"] = out["lights"]
-                seat["blocked"] = out["blocked_next"]
+                history["r-2"], history["r-1"] = history["r-1"], out.effective
+                seat["chips"] = out.chips
+                seat["lights"] = out.lights
+                seat["blocked"] = out.blocked_next
                 seat["submitted"] = False
                 seat["pending"] = None
             gs["pot"] = event.pot_after
@@ -425,10 +438,16 @@ class Seat:
         round (and again after a rejection): it sends one submission a round, so asking on
         every update (the opponent's submission, its own) would only decode views for
         nothing."""
-        peek = self.peek
-        if peek is None or peek.ended:
-            return
-        key = (peek.started, peek.game_state.round if peek.game_state is not None else None)
+        if self.bare:  # (the model's own fields, not a Peek made of them for every update)
+            model = self._view
+            if model is None or model["ended"]:
+                return
+            key = (model["started"], model["game_state"]["round"])
+        else:
+            peek = self.peek
+            if peek is None or peek.ended:
+                return
+            key = (peek.started, peek.game_state.round if peek.game_state is not None else None)
         if key == self.asked:
             return
         self.asked = key
@@ -458,14 +477,7 @@ class Seat:
     def _take_view(self, raw: msgspec.Raw) -> None:
         """A view asked for (or the welcome's): the model the events update from now on."""
         self.view_raw = None
-        self._view = _decode_view(raw)
-        self._peek_model()
-
-    def _peek_model(self) -> None:
-        view = self._view
-        assert view is not None
-        self.peek = Peek(started=view["started"], ended=view["ended"],
-                         game_state=_PeekState(round=view["game_state"]["round"]))
+        self._view = view = _decode_view(raw)
         self._ended(view["ended"])
 
     def _ended(self, ended: bool) -> None:
@@ -484,7 +496,7 @@ class Seat:
         if self.bare:
             if self._view is not None:
                 follow_events(self._view, msg.events)
-                self._peek_model()
+                self._ended(self._view["ended"])
             return
         self.peek = peek = _decode_peek(msg.view)
         self._ended(peek.ended)
