@@ -38,6 +38,19 @@ class Follower:
     of one read per append. A match that starts being followed ends a blocked read
     (CLIENT UNBLOCK), so its entries are read from then on without waiting.
 
+    Under load most reads bring nothing: what this process appends it folds from the
+    append's reply, and another process's entries are read only where one appends to a
+    match followed here (a spectator's, a player's on another worker). After PATIENCE
+    reads in a row that brought nothing, each one more doubles the wait before the
+    next, up to MAX_INTERVAL; a read that brings an entry, or a match newly followed,
+    takes it back to MIN_INTERVAL. So a process alone on its matches reads some 40
+    times a second under load, not 200 (each read is an XREAD over every match
+    followed here not appending, and the follower's walk over them: about 1% of a
+    command's server CPU at K=200 in bench/load.py), while one that shares its matches
+    with another keeps reading every MIN_INTERVAL; the first of another process's
+    entries after a quiet spell of 20 ms or more waits at most MAX_INTERVAL. (An idle
+    process waits in a blocking read, woken by the entry itself.)
+
     A match with an append of this process in flight is left out of the read: what
     the read would bring of it is, but for a race, that append's own entry, which its
     reply folds (reading it back was a twentieth of a command's instructions under
@@ -45,11 +58,13 @@ class Follower:
     meanwhile is read once the append settles: an entry before it makes the append a
     conflict, caught up on at once; one after it is in the next read. A read that left
     a match out does not wait (the append's end would not end the wait): it answers at
-    once, and the follower reads again after MIN_INTERVAL, so such an entry is read
-    within MIN_INTERVAL of the append's settling.
+    once, and the follower reads again after its interval, so such an entry is read
+    within MAX_INTERVAL of the append's settling.
     """
 
     MIN_INTERVAL = 0.005
+    MAX_INTERVAL = 0.025
+    PATIENCE = 4  # reads in a row that bring nothing before the wait grows
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
@@ -62,10 +77,13 @@ class Follower:
         self._reads = 0
         self._down_since: float | None = None  # loop time of the first failed read
         self._said_at: float | None = None  # when that was last logged
+        self._interval = self.MIN_INTERVAL  # the least time between two reads, now
+        self._empty = 0  # reads in a row that brought nothing
 
     def add(self, runner: MatchRunner) -> None:
         self.runners[runner.match_id] = runner
         self._added.set()
+        self._empty, self._interval = 0, self.MIN_INTERVAL
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="follower")
         elif self._reading and self._client_id is not None:
@@ -147,7 +165,7 @@ class Follower:
                             self.hub.spawn(held.check_log())
                 positions, appending = self._positions(started)
                 if not positions and appending:  # (only matches with appends in flight)
-                    await asyncio.sleep(self.MIN_INTERVAL)
+                    await asyncio.sleep(self._interval)
                     continue
                 if not positions:  # nothing to follow (or only paused matches): wait
                     self._added.clear()
@@ -164,6 +182,12 @@ class Follower:
                     runner = self.runners.get(match_id)
                     if runner is not None:
                         runner.take(items)
+                if found:
+                    self._empty, self._interval = 0, self.MIN_INTERVAL
+                else:
+                    self._empty += 1
+                    if self._empty >= self.PATIENCE:
+                        self._interval = min(self.MAX_INTERVAL, 2 * self._interval)
                 # Not held through the next read: a runner let go of meanwhile is freed.
                 runner = found = None  # type: ignore[assignment]
             except asyncio.CancelledError:
@@ -173,6 +197,6 @@ class Follower:
                 self._failing(loop.time(), exc)
                 await asyncio.sleep(0.5)
                 continue
-            rest = self.MIN_INTERVAL - (loop.time() - started)
+            rest = self._interval - (loop.time() - started)
             if rest > 0:
                 await asyncio.sleep(rest)

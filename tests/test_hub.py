@@ -257,6 +257,50 @@ async def test_a_match_with_an_append_in_flight_is_left_out_of_the_followers_rea
     assert any(runner.match_id in after for after, _ in reads[left_out:])
 
 
+async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(hub: Hub) -> None:
+    """Under load (a match with an append in flight: reads that do not wait), reads that
+    bring nothing, past PATIENCE of them in a row, double the follower's wait before the
+    next, up to MAX_INTERVAL; a read that brings another process's entry takes it back to
+    MIN_INTERVAL."""
+    from domain import engine
+    from server.follower import Follower
+
+    runner, other = await seated(hub), await seated(hub)
+    loop = asyncio.get_running_loop()
+    reads: list[tuple[float, bool]] = []  # (the follower's interval then, whether it found any)
+    follow = hub.store.follow
+
+    async def recording(after: Any, block_ms: int | None) -> Any:
+        interval = hub.follower._interval
+        found = await follow(after, block_ms)
+        reads.append((interval, bool(found)))
+        return found
+
+    hub.store.follow = recording  # type: ignore[method-assign]
+    in_flight: asyncio.Future[None] = loop.create_future()
+    runner._flights = (in_flight,)
+    try:
+        await asyncio.sleep(0.3)
+        # at MIN_INTERVAL throughout it would have read some 60 times
+        assert 3 < len(reads) < 30 and reads[-1][0] == Follower.MAX_INTERVAL
+        ms = other.current
+        seat = ms.game_state.turn
+        entry, _, _ = engine.propose(
+            ms, kind="command", seat=seat, cid="elsewhere", body={"type": "add", "n": 1}, ts=ms.last_ts + 1
+        )
+        appended = await hub.store.append(
+            other.match_id, entry, expected_head=f"{ms.seq}:{ms.head}", key=f"c:{seat}:elsewhere"
+        )
+        assert appended.status == "ok"
+        await settled(hub, lambda: other.current.seq == ms.seq + 1, 0.5)
+        found_at = next(i for i, (_, found) in enumerate(reads) if found)
+        await settled(hub, lambda: len(reads) > found_at + 1, 0.5)
+        assert reads[found_at + 1][0] == Follower.MIN_INTERVAL
+    finally:
+        runner._flights = ()
+        in_flight.set_result(None)
+
+
 # --- SendQueue: frames written straight to the socket ----------------------------------------
 
 
