@@ -106,6 +106,21 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # --- processes ------------------------------------------------------------------------------
 
 
+def interpreter() -> str:
+    """The Python this bench runs on, and so the server it starts: its version, its
+    executable, and whether the interpreter runs from a shared libpython. The same code
+    counted 8% fewer instructions a command on this machine's Debian python3.11 (libpython
+    linked in, built with profile-guided optimisation) than on a pyenv build that loads
+    libpython3.11.so (docs/performance.md, "A tenth sitting")."""
+    try:
+        with open("/proc/self/maps") as f:
+            shared: bool | None = "libpython" in f.read()
+    except OSError:
+        shared = None
+    how = "" if shared is None else ", libpython shared" if shared else ", libpython linked in"
+    return f"python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}{how})"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -1397,7 +1412,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, PhaseResult] = {}
     try:
         redis = Redis(workdir, args.appendfsync)
-        print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; "
+        print(f"machine: {os.cpu_count()} CPUs; {interpreter()}; "
               f"redis AOF {args.appendfsync}; bots {' vs '.join(args.bot)}; "
               f"server workers {args.workers}; client loop {args.client_loop}; updates {args.updates}"
               + ("" if args.server_root == ROOT else f"; server from {args.server_root}"))

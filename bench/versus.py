@@ -23,6 +23,11 @@ and of the other processes), then the medians of each side. The ratios are of th
 `ratio_commands` is Daedalus's commands/s over the anchor's, `ratio_cpu` is the anchor's
 CPU per command over Daedalus's (above 1: Daedalus spends less CPU on a command).
 
+Daedalus's side (load.py, its server and its bot clients) runs on the Python that runs
+this, named with its median: a venv on another interpreter measures the server on it
+(docs/performance.md, "A tenth sitting": this machine's two differ by 8% in instructions
+a command).
+
 Last line:
 `ratio_commands=<daedalus/bgio> ratio_cpu=<bgio us per command / daedalus us> daedalus=<commands/s> bgio=<commands/s>`
 """
@@ -53,6 +58,7 @@ class Run:
     p99_ms: float
     seconds: float
     noise: str = ""  # what else the machine ran meanwhile (see machine_ticks)
+    python: str = ""  # Daedalus's: the interpreter load.py named
 
 
 def machine_ticks() -> tuple[int, int]:
@@ -133,8 +139,10 @@ def run_daedalus(k: int, warmup: float, duration: float, extra: list[str]) -> Ru
     others = re.search(r"other processes than this bench's: (\d+%) of one core", out)
     noise = (f"over the window: {window.group(1) if window else '?'}; "
              f"other processes {others.group(1) if others else '?'} of one core")
+    python = re.search(r"^machine: [^;]*; (python [^;]*);", out, re.MULTILINE)
     return Run("daedalus", float(last.group(1)), float(cpu.group(1)),
-               float(p99.group(1)) if p99 else float("nan"), time.monotonic() - t0, noise)
+               float(p99.group(1)) if p99 else float("nan"), time.monotonic() - t0, noise,
+               python.group(1) if python else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         med[side] = (statistics.median(r.commands_per_s for r in mine),
                      statistics.median(r.cpu_us for r in mine))
         spread = [r.commands_per_s for r in mine]
+        on = f" (on {mine[0].python})" if mine[0].python else ""
         print(f"{side:8s} median: {med[side][0]:,.0f} commands/s (runs {min(spread):,.0f}-{max(spread):,.0f}), "
-              f"{med[side][1]:.0f} us of server CPU a command")
+              f"{med[side][1]:.0f} us of server CPU a command{on}")
     pairs = [d.commands_per_s / b.commands_per_s
              for b, d in zip(runs[0::2], runs[1::2], strict=True)]
     print("ratio of commands/s run by run (each Daedalus run over the anchor run just before it): "
