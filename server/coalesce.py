@@ -93,12 +93,16 @@ class CoalescingTransport:
         for data in lines:
             self.write(data)
 
-    def write_frame(self, header: bytes, data: bytes) -> None:
-        """`write(header)` then `write(data)`, in one call (a frame from SEND_TEXT)."""
+    def write_frame(self, header: bytes, data: bytes) -> bool:
+        """`write(header)` then `write(data)`, in one call (a frame from SEND_TEXT); False,
+        and nothing held, once the transport is closing."""
+        if self._transport.is_closing():
+            return False
         self._held += (header, data)
         if not self._flushing:
             self._flushing = True
             self._loop.call_soon(self.flush)
+        return True
 
     def is_closing(self) -> bool:
         return self._transport.is_closing()
@@ -154,6 +158,7 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
         class Direct(Coalescing):
             _waiter: asyncio.Future[None] | None = None  # RECEIVE waiting for a message
+            _writing_paused = False  # uvicorn's `writable` cleared (read by send_text)
             read_paused: bool  # (uvicorn's)
 
             def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -282,23 +287,30 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                     pos = stop
                 return texts
 
+            def pause_writing(self) -> None:
+                super().pause_writing()
+                self._writing_paused = True
+
+            def resume_writing(self) -> None:
+                super().resume_writing()
+                self._writing_paused = False
+
             def send_text(self, data: bytes) -> bool:
                 """Write a text frame of `data` now, if the connection is open and
                 writable (True); False: send it as a `websocket.send` message."""
                 conn = self.conn
                 if (
                     self.close_sent or self.disconnected or not self.handshake_complete
-                    or self.initial_response is not None or not self.writable.is_set()
+                    or self.initial_response is not None or self._writing_paused
                     or conn.state is not _OPEN or conn.extensions
                     or conn.expect_continuation_frame
                 ):
                     return False
-                transport = self.transport
-                if transport.is_closing():
-                    return False
                 size = len(data)
-                transport.write_frame(_SHORT[size] if size < 126 else text_frame_header(size), data)
-                return True
+                transport: CoalescingTransport = self.transport
+                return transport.write_frame(  # (False: the transport is closing)
+                    _SHORT[size] if size < 126 else text_frame_header(size), data
+                )
 
         Coalescing = Direct  # type: ignore[misc]
 
