@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -140,13 +142,55 @@ def test_a_direct_frame_is_the_frame_websockets_serializes(size: int) -> None:
     assert text_frame_header(size) + data == Frame(Opcode.TEXT, data).serialize(mask=False)
 
 
+# --- a uvicorn server on the protocol the server runs -----------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _serving(app: Any, protocol: type[asyncio.Protocol] | None = None) -> AsyncIterator[int]:
+    """`app` served by uvicorn on the websocket protocol the server runs (`protocol`: that
+    class, made by the caller), on a free port of 127.0.0.1: the port."""
+    import socket
+
+    import uvicorn
+
+    from server.main import _ws_protocol
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(
+        app, host="127.0.0.1", port=port, ws=protocol or _ws_protocol("websockets-sansio"),
+        ws_per_message_deflate=False, log_level="warning", lifespan="off",
+    ))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield port
+    finally:
+        server.should_exit = True
+        await serving
+
+
+async def _opened(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A websocket to /ws opened by hand, for frames written as bytes."""
+    import base64
+    import os
+
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    return reader, writer
+
+
 async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
     """A real uvicorn server on the protocol the server runs: frames written with the
     SEND_TEXT extension arrive as the text frames of the usual path, in order with them;
     while the socket is paused, or once the close is sent, it declines (False)."""
-    import socket
-
-    import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket
@@ -154,7 +198,6 @@ async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
     from websockets.exceptions import ConnectionClosed
 
     from server.coalesce import SEND_TEXT
-    from server.main import _ws_protocol
 
     payloads = [b'{"a":1}', ('{"big":"' + "\u00e9" * 40_000 + '"}').encode(), b"[]"]
     answers: list[object] = []
@@ -174,25 +217,11 @@ async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
         answers.append(direct(b"closed"))
 
     app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(
-        app, host="127.0.0.1", port=port, ws=_ws_protocol("websockets-sansio"),
-        ws_per_message_deflate=False, log_level="warning", lifespan="off",
-    ))
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        async with connect(f"ws://127.0.0.1:{port}/ws", compression=None) as client:
-            got = [await client.recv() for _ in range(5)]
-            await client.send("bye")
-            with pytest.raises(ConnectionClosed):
-                await client.recv()
-    finally:
-        server.should_exit = True
-        await serving
+    async with _serving(app) as port, connect(f"ws://127.0.0.1:{port}/ws", compression=None) as client:
+        got = [await client.recv() for _ in range(5)]
+        await client.send("bye")
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
     assert got == [p.decode() for p in payloads] + ["the usual way", "resumed"]
     assert answers == [True, True, True, False, True, False]
 
@@ -206,11 +235,6 @@ async def test_messages_come_through_receive_in_order_whichever_parser_read_them
     a frame split across chunks, binary, a long frame) by the `websockets` parser, and the
     app's RECEIVE gets every message in the order sent; invalid UTF-8 closes the connection
     with 1007 as before, and RECEIVE then says the client is gone (None)."""
-    import base64
-    import os
-    import socket
-
-    import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket
@@ -244,61 +268,44 @@ async def test_messages_come_through_receive_in_order_whichever_parser_read_them
                 return
 
     app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(
-        app, host="127.0.0.1", port=port, ws=protocol,
-        ws_per_message_deflate=False, log_level="warning", lifespan="off",
-    ))
     protocol._simple_frames = recording  # type: ignore[attr-defined]
-    serving = asyncio.create_task(server.serve())
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+        async with _serving(app, protocol) as port:
+            reader, writer = await _opened(port)
 
-        def text(data: str, fin: bool = True) -> bytes:
-            return Frame(Opcode.TEXT, data.encode(), fin=fin).serialize(mask=True)
+            def text(data: str, fin: bool = True) -> bytes:
+                return Frame(Opcode.TEXT, data.encode(), fin=fin).serialize(mask=True)
 
-        long = "y" * 70_000
-        split = text("g" * 300)
-        chunks = [
-            text("a"),
-            text("b") + text("c"),
-            Frame(Opcode.PING, b"p").serialize(mask=True) + text("d"),
-            text("e", fin=False) + Frame(Opcode.CONT, b"f").serialize(mask=True),
-            split[:100],
-            split[100:],
-            text("h\u00e9"),
-            Frame(Opcode.BINARY, b"\x00\x01").serialize(mask=True),
-            text(long),
-            text("i"),
-            Frame(Opcode.TEXT, b"\xff\xfe").serialize(mask=True),
-        ]
-        expected: list[object] = [
-            "a", "b", "c", "d", "ef", "g" * 300, "h\u00e9", b"\x00\x01", long, "i", None,
-        ]
-        for chunk in chunks:
-            arrived.clear()
-            writer.write(chunk)
-            await writer.drain()
-            await asyncio.sleep(0.05)
-        async with asyncio.timeout(5):
-            while len(got) < len(expected):
+            long = "y" * 70_000
+            split = text("g" * 300)
+            chunks = [
+                text("a"),
+                text("b") + text("c"),
+                Frame(Opcode.PING, b"p").serialize(mask=True) + text("d"),
+                text("e", fin=False) + Frame(Opcode.CONT, b"f").serialize(mask=True),
+                split[:100],
+                split[100:],
+                text("h\u00e9"),
+                Frame(Opcode.BINARY, b"\x00\x01").serialize(mask=True),
+                text(long),
+                text("i"),
+                Frame(Opcode.TEXT, b"\xff\xfe").serialize(mask=True),
+            ]
+            expected: list[object] = [
+                "a", "b", "c", "d", "ef", "g" * 300, "h\u00e9", b"\x00\x01", long, "i", None,
+            ]
+            for chunk in chunks:
                 arrived.clear()
-                await arrived.wait()
-        answers = await asyncio.wait_for(reader.read(), 5)  # to the server's close
-        writer.close()
+                writer.write(chunk)
+                await writer.drain()
+                await asyncio.sleep(0.05)
+            async with asyncio.timeout(5):
+                while len(got) < len(expected):
+                    arrived.clear()
+                    await arrived.wait()
+            answers = await asyncio.wait_for(reader.read(), 5)  # to the server's close
+            writer.close()
     finally:
-        server.should_exit = True
-        await serving
         protocol._simple_frames = simple_frames  # type: ignore[attr-defined]
     assert got == expected
     assert direct_reads == [["a"], ["b", "c"], ["h\u00e9"], ["i"]]
@@ -482,18 +489,12 @@ async def test_texts_read_directly_pause_reading_while_the_app_does_not_take_the
     read's worth kept and reading paused (the rest waits in the socket's buffers); the
     app then gets every one in order, and reading resumes once it has taken them all.
     A text that comes while the app waits for one does not pause reading."""
-    import base64
-    import os
-    import socket
-
-    import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket
     from websockets.frames import Frame, Opcode
 
     from server.coalesce import RECEIVE
-    from server.main import _ws_protocol
 
     first_taken, go = asyncio.Event(), asyncio.Event()
     seen: dict[str, Any] = {}
@@ -514,24 +515,8 @@ async def test_texts_read_directly_pause_reading_while_the_app_does_not_take_the
         seen["paused_at_end"] = protocol.read_paused
 
     app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(
-        app, host="127.0.0.1", port=port, ws=_ws_protocol("websockets-sansio"),
-        ws_per_message_deflate=False, log_level="warning", lifespan="off",
-    ))
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    async with _serving(app) as port:
+        _, writer = await _opened(port)
         writer.write(Frame(Opcode.TEXT, b"0").serialize(mask=True))
         await asyncio.wait_for(first_taken.wait(), 5)
         for i in range(1, 41):  # each in a read of its own
@@ -543,9 +528,6 @@ async def test_texts_read_directly_pause_reading_while_the_app_does_not_take_the
             while len(got) < 41:
                 await asyncio.sleep(0.01)
         writer.close()
-    finally:
-        server.should_exit = True
-        await serving
     assert got == [str(i) for i in range(41)]
     assert seen["paused_after_first"] is False
     assert seen["paused"] is True and 1 <= seen["kept"] <= 2

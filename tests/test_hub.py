@@ -214,13 +214,28 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
     assert runner.core.next_begun is None and runner.core.tip is runner.current
 
 
+async def appended_elsewhere(hub: Hub, runner: MatchRunner) -> tuple[Any, Any]:
+    """Another process appends the next entry of `runner`'s match (a toy game's `add`):
+    the state it was decided on, and the entry."""
+    from domain import engine
+
+    ms = runner.current
+    seat = ms.game_state.turn
+    entry, _, _ = engine.propose(
+        ms, kind="command", seat=seat, cid="elsewhere", body={"type": "add", "n": 1}, ts=ms.last_ts + 1
+    )
+    appended = await hub.store.append(
+        runner.match_id, entry, expected_head=f"{ms.seq}:{ms.head}", key=f"c:{seat}:elsewhere"
+    )
+    assert appended.status == "ok"
+    return ms, entry
+
+
 async def test_a_match_with_an_append_in_flight_is_left_out_of_the_followers_reads(hub: Hub) -> None:
     """The follower leaves out of its reads a match with an append in flight (what it
     would read of it is that append's own entry, its reply's to fold), without waiting
     in such a read; what another process appended meanwhile is folded soon after the
     append settles."""
-    from domain import engine
-
     runner, other = await seated(hub), await seated(hub)  # (the other: read meanwhile)
     assert hub.follower.runners == {runner.match_id: runner, other.match_id: other}
     reads: list[tuple[set[str], int | None]] = []
@@ -236,16 +251,7 @@ async def test_a_match_with_an_append_in_flight_is_left_out_of_the_followers_rea
     await settled(hub, lambda: any(runner.match_id not in after for after, _ in reads))
     left_out = len(reads)
     assert left_out and reads[-1] == ({other.match_id}, None)
-    # Another process appends the match's next entry.
-    ms = runner.current
-    seat = ms.game_state.turn
-    entry, _, _ = engine.propose(
-        ms, kind="command", seat=seat, cid="elsewhere", body={"type": "add", "n": 1}, ts=ms.last_ts + 1
-    )
-    appended = await hub.store.append(
-        runner.match_id, entry, expected_head=f"{ms.seq}:{ms.head}", key=f"c:{seat}:elsewhere"
-    )
-    assert appended.status == "ok"
+    ms, entry = await appended_elsewhere(hub, runner)
     await asyncio.sleep(0.05)
     assert runner.current.seq == ms.seq  # not read while the append is in flight
     assert len(reads) > left_out  # read again meanwhile, every MIN_INTERVAL ...
@@ -262,7 +268,6 @@ async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(
     bring nothing, past PATIENCE of them in a row, double the follower's wait before the
     next, up to MAX_INTERVAL; a read that brings another process's entry takes it back to
     MIN_INTERVAL."""
-    from domain import engine
     from server.follower import Follower
 
     runner, other = await seated(hub), await seated(hub)
@@ -283,15 +288,7 @@ async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(
         await asyncio.sleep(0.3)
         # at MIN_INTERVAL throughout it would have read some 60 times
         assert 3 < len(reads) < 30 and reads[-1][0] == Follower.MAX_INTERVAL
-        ms = other.current
-        seat = ms.game_state.turn
-        entry, _, _ = engine.propose(
-            ms, kind="command", seat=seat, cid="elsewhere", body={"type": "add", "n": 1}, ts=ms.last_ts + 1
-        )
-        appended = await hub.store.append(
-            other.match_id, entry, expected_head=f"{ms.seq}:{ms.head}", key=f"c:{seat}:elsewhere"
-        )
-        assert appended.status == "ok"
+        ms, _ = await appended_elsewhere(hub, other)
         await settled(hub, lambda: other.current.seq == ms.seq + 1, 0.5)
         found_at = next(i for i, (_, found) in enumerate(reads) if found)
         await settled(hub, lambda: len(reads) > found_at + 1, 0.5)
