@@ -987,9 +987,8 @@ class EventStore:
         connection directly. Through the client, encoding the many arguments of a read
         over hundreds of streams and reshaping its reply cost more than the read."""
         cache = self._key_args  # per followed match, until `forget`
-        head: tuple[str, ...] = ("XREAD", "COUNT", str(FOLLOW_COUNT), "BLOCK", str(block_ms), "STREAMS")
-        if block_ms is None:  # an answer at once
-            head = ("XREAD", "COUNT", str(FOLLOW_COUNT), "STREAMS")
+        wait = () if block_ms is None else ("BLOCK", str(block_ms))  # (none: an answer at once)
+        head = ("XREAD", "COUNT", str(FOLLOW_COUNT), *wait, "STREAMS")
         parts = [b"*%d\r\n" % (len(head) + 2 * len(after))]
         parts += [b"$%d\r\n%b\r\n" % (len(a), a.encode()) for a in head]
         keys: dict[bytes, str] = {}
