@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import struct
 from typing import Any
 
 from websockets.protocol import State
@@ -308,9 +309,14 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                     return False
                 size = len(data)
                 transport: CoalescingTransport = self.transport
-                return transport.write_frame(  # (False: the transport is closing)
-                    _SHORT[size] if size < 126 else text_frame_header(size), data
-                )
+                if size < 126:
+                    header = _SHORT[size]
+                elif size < 65536:
+                    header = _HEADER_16(0x81, 126, size)
+                else:
+                    header = text_frame_header(size)
+                # (False: the transport is closing)
+                return transport.write_frame(header, data)
 
         Coalescing = Direct  # type: ignore[misc]
 
@@ -319,6 +325,9 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
 
 _SHORT = [text_frame_header(size) for size in range(126)]
+_HEADER_16 = struct.Struct("!BBH").pack
+"""The header of a text frame of 126 to 65,535 bytes, given 0x81, 126 and the size (a
+Python call fewer a frame than text_frame_header: most updates are of this size)."""
 
 
 def _between_frames(parser: Any) -> bool:
