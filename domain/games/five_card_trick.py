@@ -1042,8 +1042,8 @@ ROUND: SimultaneousRound[State, Submission] = SimultaneousRound(
     pending=lambda state, seat: state.seats[seat].pending,
     in_play=lambda state, seat: True,
     early_close=lambda state: state.options.early_close,
-    close=lambda state, at: _close_round(state, at),
-    evolve=lambda state, event: evolve(state, event),
+    close=_close_round,
+    evolve=evolve,
 )
 
 
