@@ -1009,7 +1009,7 @@ class Connection:
                 await self.hello(msg)
             elif isinstance(msg, Command):
                 outcome = await self._command(msg)
-                self.hub.metrics.command(self.runner.current.game if self.runner else "", outcome)
+                self.hub.metrics.command(self.runner.hosted.rules.name if self.runner else "", outcome)
             else:
                 self.view()
 
@@ -1103,7 +1103,7 @@ class Connection:
         if not 1 <= len(cid) <= 64 or not cid.isprintable():
             self.reply(error_frame("bad_id", "a command id is 1 to 64 printable characters", cid))
             return "error"
-        if runner.current.ended:
+        if runner.core.current.ended:
             self.reply(_rejected(cid, "match_over", "the match is over"))
             return "rejected"
         try:

@@ -381,7 +381,7 @@ class MatchRunner:
     def touch(self) -> None:
         """This process uses the match now (a request, a viewer, a command of its own)."""
         self.used_at = time.monotonic()
-        self.used_seq = self.current.seq
+        self.used_seq = self.core.current.seq
 
     def releasable(self, now: float, idle: float, grace: float) -> bool:
         """Whether the hub may let go of it at `now` (time.monotonic()): nobody views it
@@ -711,7 +711,7 @@ class MatchRunner:
                 assert result.stream_id is not None
                 done, folded = self.core.appended(result.stream_id, decided)
                 if folded.round_ms is not None:
-                    metrics.round_ended(self.current.game, folded.round_ms)
+                    metrics.round_ended(self.hosted.rules.name, folded.round_ms)
                 self._deliver(folded, own=True)
             else:  # read from the store meanwhile, or one before it was given up on
                 landed = self.core.landed(decided)

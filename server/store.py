@@ -586,7 +586,7 @@ class EventStore:
         first: asyncio.Future[Any],
         attempts: int,
     ) -> Appended:
-        encoded = cast(bytes, args[3])
+        encoded: bytes = args[3]  # type: ignore[assignment]  # (typing.cast: a call an append)
         uncertain = False  # whether a try of this call may have landed unheard
         for attempt in range(attempts):
             try:
