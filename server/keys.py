@@ -176,11 +176,12 @@ class Ticket:
     """A receipt asked of a `Batch`: signed when it was asked, or with the rest of its
     batch (at the latest when it is first needed)."""
 
-    __slots__ = ("_batch", "_frame", "_receipt", "_then", "body")
+    __slots__ = ("_batch", "_frame", "_receipt", "_then", "body", "signed")
 
     def __init__(self, batch: Batch, body: dict[str, Any]) -> None:
         self._batch = batch
         self.body = body
+        self.signed = False  # (read for every frame of a checkpoint: a plain attribute)
         self._receipt: dict[str, Any] | None = None
         self._frame: bytes | None = None
         self._then: list[Callable[[], None]] | None = None
@@ -193,10 +194,6 @@ class Ticket:
             self._then = [callback]
         else:
             self._then.append(callback)
-
-    @property
-    def signed(self) -> bool:
-        return self._receipt is not None
 
     def receipt(self) -> dict[str, Any]:
         """The signed receipt (its batch signed now if it is not yet)."""
@@ -258,6 +255,7 @@ class Batch:
         self.receipts += len(pending)
         for ticket, receipt in zip(pending, self.key.receipts([t.body for t in pending]), strict=True):
             ticket._receipt = receipt
+            ticket.signed = True
         for ticket in pending:
             then, ticket._then = ticket._then, None
             for callback in then or ():
