@@ -165,7 +165,7 @@ def event(ms: MatchState, event: Any, viewer: Viewer) -> dict[str, Any] | None:
     if isinstance(event, RoundStarted):
         return {"type": "round_started", "round": event.round, "deadline": event.deadline}
     if isinstance(event, Submitted):
-        if _sees_hidden(viewer, event.seat):
+        if viewer.full or viewer.seat == event.seat:  # (_sees_hidden, without its call)
             return {
                 "type": "submitted",
                 "seat": event.seat,

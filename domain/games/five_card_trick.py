@@ -598,7 +598,7 @@ class _Cards(NamedTuple):
 
 def resolve(state: State, at: int) -> RoundResolved:
     """The results of the current round from the pending submissions (missing = none)."""
-    variant = state.variant
+    variant = state.options.variant
     seats = state.seats
     subs = ROUND.plays(state)  # a missed round: no play
     gone = tuple(
@@ -725,14 +725,14 @@ _kept_cards = lru_cache(maxsize=2048)(_cards_of)
 
 def _game_over(state: State, rounds: int, how: str) -> GameOver:
     """The end of the match scored from `state` (after the last round was folded)."""
-    terms = TERMS[state.variant]
+    terms = TERMS[state.options.variant]
     chips = tuple(s.chips for s in state.seats)
     left = tuple(len(s.items) for s in state.seats)
     dmo = state.options.dmo
     if chips[0] != chips[1]:
         winner = 0 if chips[0] > chips[1] else 1
         reason = f"more {terms.chip_plural} {how}"
-    elif state.variant == "final" and left[0] != left[1]:
+    elif state.options.variant == "final" and left[0] != left[1]:
         winner = 0 if left[0] > left[1] else 1
         reason = f"tied {how}: more unused items"
     else:
@@ -782,8 +782,8 @@ def parse_item(text: str) -> str | None:
 
 def _normalise(state: State, seat: int, cmd: Submit) -> Submission | Rejection:
     if not cmd.items and type(cmd.actions) is tuple:
-        return _normalise_cards(state.variant, cmd.actions, cmd.block)
-    return _normalised(state.variant, state.seats[seat], cmd.actions, cmd.items, cmd.block)
+        return _normalise_cards(state.options.variant, cmd.actions, cmd.block)
+    return _normalised(state.options.variant, state.seats[seat], cmd.actions, cmd.items, cmd.block)
 
 
 # A submission that names no item (every one but in `final`, and most there) is normalised
@@ -899,7 +899,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         )
         return Accepted(
             events=ROUND.submit(state, submitted, now),
-            warnings=warnings_for(state.seats[seat], sub, state.variant),
+            warnings=warnings_for(state.seats[seat], sub, state.options.variant),
         )
     if isinstance(command, UseItem):
         return _use_item(state, seat, command, now)
