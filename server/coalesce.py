@@ -62,12 +62,17 @@ next message (None: the client is gone)."""
 _OPEN = State.OPEN
 
 
+_HEADER_16 = struct.Struct("!BBH").pack
+"""The header of a text frame of 126 to 65,535 bytes, given 0x81, 126 and the size
+(send_text packs it itself, a Python call fewer a frame: most updates are of this size)."""
+
+
 def text_frame_header(size: int) -> bytes:
     """The header of an unmasked, final text frame of `size` bytes (RFC 6455 5.2)."""
     if size < 126:
         return bytes((0x81, size))
     if size < 65536:
-        return b"\x81\x7e" + size.to_bytes(2, "big")
+        return _HEADER_16(0x81, 126, size)
     return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
@@ -325,9 +330,6 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
 
 _SHORT = [text_frame_header(size) for size in range(126)]
-_HEADER_16 = struct.Struct("!BBH").pack
-"""The header of a text frame of 126 to 65,535 bytes, given 0x81, 126 and the size (a
-Python call fewer a frame than text_frame_header: most updates are of this size)."""
 
 
 def _between_frames(parser: Any) -> bool:
