@@ -27,10 +27,17 @@ class Rejection(msgspec.Struct, frozen=True):
 
 
 class Accepted(msgspec.Struct, frozen=True):
-    """A command the rules take: its events, and warnings for the sender alone."""
+    """A command the rules take: its events, and warnings for the sender alone.
+
+    `state`: the game's state after the events, when the rules have folded them already
+    to decide (the kit's `SimultaneousRound.accept` does): the engine takes it rather
+    than folding the events again. It must be exactly what `evolve` makes of the state
+    the command was decided on, event after event (the conformance suite checks it for
+    every game); None: the engine folds them."""
 
     events: tuple[Any, ...]
     warnings: tuple[str, ...] = ()
+    state: Any = None
 
 
 Decision = Accepted | Rejection

@@ -610,7 +610,10 @@ def _decide(
                     rejection = decision
                 else:
                     assert isinstance(decision, Accepted)
-                    ms = _fold_game(ms, decision.events)
+                    if decision.state is None:
+                        ms = _fold_game(ms, decision.events)
+                    else:  # (the rules folded them to decide: Accepted.state)
+                        ms = msgspec.structs.replace(ms, game_state=decision.state)
                     events.extend(decision.events)
                     warnings = decision.warnings
                     ms = _finish_if_over(ms, events)

@@ -188,18 +188,22 @@ ROUND: SimultaneousRound[Table, str] = SimultaneousRound(
 def test_a_round_closes_when_every_seat_in_play_is_in() -> None:
     state = Table(seats=(Seat(), Seat(out=True), Seat()))
     assert ROUND.waiting_on(state) == (0, 2) and ROUND.nobody_in(state)
-    first = ROUND.submit(state, Sent(0, "a"), now=5)
-    assert first == (Sent(0, "a"),)
-    state = _evolve(state, Sent(0, "a"))
+    first = ROUND.accept(state, Sent(0, "a"), now=5)
+    assert first.events == (Sent(0, "a"),)
+    assert first.state == _evolve(state, Sent(0, "a"))  # (what the engine takes as the fold)
+    state = first.state
     assert ROUND.waiting_on(state) == (2,) and not ROUND.nobody_in(state)
-    # A replacement is accepted and does not close the round.
-    assert ROUND.submit(state, Sent(0, "b"), now=6) == (Sent(0, "b"),)
-    assert ROUND.submit(state, Sent(2, "c"), now=7) == (Sent(2, "c"), Closed(7))
+    # A replacement is accepted and does not close the round; warnings pass through.
+    again = ROUND.accept(state, Sent(0, "b"), now=6, warnings=("changed",))
+    assert again.events == (Sent(0, "b"),) and again.warnings == ("changed",)
+    last = ROUND.accept(state, Sent(2, "c"), now=7)
+    assert last.events == (Sent(2, "c"), Closed(7))
+    assert last.state == _evolve(_evolve(state, Sent(2, "c")), Closed(7)) and last.warnings == ()
 
 
 def test_without_early_close_only_the_deadline_closes_it() -> None:
     state = Table(seats=(Seat(pending="a"), Seat()), early=False)
-    assert ROUND.submit(state, Sent(1, "b"), now=3) == (Sent(1, "b"),)
+    assert ROUND.accept(state, Sent(1, "b"), now=3).events == (Sent(1, "b"),)
 
 
 def test_plays_give_the_default_to_a_seat_in_play_that_missed() -> None:

@@ -897,9 +897,8 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         submitted = Submitted(
             seat=seat, round=state.round, actions=sub.actions, block=sub.block, items=sub.items
         )
-        return Accepted(
-            events=ROUND.submit(state, submitted, now),
-            warnings=warnings_for(state.seats[seat], sub, state.options.variant),
+        return ROUND.accept(
+            state, submitted, now, warnings_for(state.seats[seat], sub, state.options.variant)
         )
     if isinstance(command, UseItem):
         return _use_item(state, seat, command, now)

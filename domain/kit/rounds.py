@@ -14,11 +14,12 @@ helper how to read it:
         evolve=evolve,
     )
 
-Then `ROUND.submit(state, submitted_event, now)` is the events of an accepted
-submission (closing the round at once when the last seat in play is in and the game
-closes early), `ROUND.plays(state, default)` what each seat plays when the round closes
-(its submission, or the default play for a seat in play that missed it), and
-`ROUND.waiting_on(state)` the seats the round still waits for.
+Then `ROUND.accept(state, submitted_event, now)` is the rules' decision on an accepted
+submission: its events (closing the round at once when the last seat in play is in and
+the game closes early) and the state they fold to, which the engine takes as it is;
+`ROUND.plays(state, default)` what each seat
+plays when the round closes (its submission, or the default play for a seat in play
+that missed it), and `ROUND.waiting_on(state)` the seats the round still waits for.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from domain.contract import Accepted
 
 S = TypeVar("S")
 P = TypeVar("P")
@@ -69,14 +72,22 @@ class SimultaneousRound(Generic[S, P]):
         """Whether no seat has submitted anything this round."""
         return all(self.pending(state, seat) is None for seat in range(self.seats(state)))
 
-    def submit(self, state: S, submitted: Any, now: int) -> tuple[Any, ...]:
-        """The events of an accepted submission: `submitted` (the game's event that puts
+    def accept(
+        self, state: S, submitted: Any, now: int, warnings: tuple[str, ...] = ()
+    ) -> Accepted:
+        """The decision on an accepted submission: `submitted` (the game's event that puts
         the seat's submission in its state), then the round's close if that made every
-        seat in play in and the game closes early."""
-        after = self.evolve(state, submitted)
-        if self.early_close(after) and self.all_in(after):
-            return (submitted, *self.close(after, now))
-        return (submitted,)
+        seat in play in and the game closes early; with `warnings` for the sender and the
+        state those events fold to. The submission had to be folded to know whether the
+        round closes: the engine takes the state from here rather than folding it again."""
+        evolve = self.evolve
+        after = evolve(state, submitted)
+        if not (self.early_close(after) and self.all_in(after)):
+            return Accepted(events=(submitted,), warnings=warnings, state=after)
+        closing = tuple(self.close(after, now))
+        for event in closing:
+            after = evolve(after, event)
+        return Accepted(events=(submitted, *closing), warnings=warnings, state=after)
 
     def plays(self, state: S, default: Callable[[S, int], P] | None = None) -> tuple[P | None, ...]:
         """What each seat plays as the round closes: its submission; for a seat in play

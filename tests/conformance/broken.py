@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from domain.contract import Decision, OptionsError
+from domain.contract import Accepted, Decision, OptionsError
 from domain.engine import MatchState, draw_key
 from domain.kit.setup import all_public, always_seeded
 from domain.rng import Rng
@@ -176,6 +176,32 @@ class NondeterministicFold(Toy):
         return state
 
 
+class FoldedState(Toy):
+    """Decides as the toy does, each accepted command with the state its events fold to
+    (Accepted.state, as the kit's rounds give it): sound."""
+
+    @staticmethod
+    def decide(state: toygame.State, seat: int, command: toygame.Add, now: int) -> Decision:
+        decision = toygame.decide(state, seat, command, now)
+        if isinstance(decision, Accepted):
+            folded = state
+            for event in decision.events:
+                folded = toygame.evolve(folded, event)
+            return msgspec.structs.replace(decision, state=folded)
+        return decision
+
+
+class StateNotItsFold(Toy):
+    """Gives each accepted command the state it was decided on, not its events' fold."""
+
+    @staticmethod
+    def decide(state: toygame.State, seat: int, command: toygame.Add, now: int) -> Decision:
+        decision = toygame.decide(state, seat, command, now)
+        if isinstance(decision, Accepted):
+            return msgspec.structs.replace(decision, state=state)
+        return decision
+
+
 class ValidationNarrower(Toy):
     VALID_MAX = 30_000
 
@@ -228,6 +254,8 @@ def _hosted(rules: type, views: type = ToyViews) -> Hosted:
 
 TOY = _hosted(Toy)
 BROKEN_FOLD = _hosted(NondeterministicFold)
+FOLDED_STATE = _hosted(FoldedState)
+BROKEN_STATE = _hosted(StateNotItsFold)
 BROKEN_NARROWER = _hosted(ValidationNarrower)
 BROKEN_WIDER = _hosted(ValidationWider)
 BROKEN_UNNAMED = _hosted(UnnamedOption)

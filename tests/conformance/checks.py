@@ -40,7 +40,7 @@ from clients.bots.common import Bot
 from clients.driver import MatchDriver
 from domain import engine
 from domain.canonical import sha256_hex, to_builtins
-from domain.contract import OptionsError
+from domain.contract import Accepted, OptionsError
 from domain.engine import Entry
 from projections.common import ViewEncoder, match_view, project_events
 from projections.contract import Viewer
@@ -687,3 +687,45 @@ def check_decoded_command_given(hosted: Hosted, variant: str, match: BotMatch) -
             raise fail(hosted, variant, f"entry {seq + 1}: proposed with its decoded command, it differs")
         compared += 1
     return compared
+
+
+class _FoldedByTheEngine:
+    """A game's rules whose accepted decisions carry no state: the engine folds their
+    events itself (counting the decisions that carried one)."""
+
+    def __init__(self, rules: Any) -> None:
+        self._rules = rules
+        self.stripped = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rules, name)
+
+    def decide(self, state: Any, seat: int, command: Any, now: int) -> Any:
+        decision = self._rules.decide(state, seat, command, now)
+        if isinstance(decision, Accepted) and decision.state is not None:
+            self.stripped += 1
+            return msgspec.structs.replace(decision, state=None)
+        return decision
+
+
+def check_decided_state_is_the_fold(hosted: Hosted, variant: str, match: BotMatch) -> int:
+    """A decision that carries the state its events fold to (`Accepted.state`, which the
+    engine takes as it is) carries what folding them gives: for every command of a bot
+    match (played by `hosted`'s rules or by rules that fold as they do), `engine.propose`
+    decides the same entry, state and outcome when the rules' decisions carry no state.
+    Returns the number of decisions that carried one."""
+    d = match.driver
+    unfolded = _FoldedByTheEngine(hosted.rules)
+    for seq, entry in enumerate(d.entries):
+        if entry.kind != "command" or seq == 0:
+            continue
+        before = msgspec.structs.replace(d.states[seq - 1], rules=hosted.rules)
+        args = {"kind": entry.kind, "seat": entry.seat, "cid": entry.cid, "body": entry.body, "ts": entry.ts}
+        taken = engine.propose(before, **args)
+        carried = unfolded.stripped
+        e, ms, outcome = engine.propose(msgspec.structs.replace(before, rules=unfolded), **args)
+        if unfolded.stripped == carried:
+            continue
+        if (e, msgspec.structs.replace(ms, rules=before.rules), outcome) != taken:
+            raise fail(hosted, variant, f"entry {seq + 1}: the state its decision carried is not its events' fold")
+    return unfolded.stripped

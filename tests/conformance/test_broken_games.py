@@ -18,9 +18,11 @@ from tests.conformance.broken import (
     BROKEN_FOLD,
     BROKEN_LEAK,
     BROKEN_NARROWER,
+    BROKEN_STATE,
     BROKEN_UNNAMED,
     BROKEN_VIEW_JSON,
     BROKEN_WIDER,
+    FOLDED_STATE,
     TOY,
     toy_bots,
 )
@@ -94,6 +96,15 @@ def test_json_shortcuts_that_disagree_with_the_views_are_caught() -> None:
     short = checks.check_bots_play(BROKEN_EVENT_JSON, VARIANT, 0, bots=toy_bots)
     with pytest.raises(AssertionError, match=r"^toy-race \[plain\]: entry \d+: seat \d: the events as sent"):
         checks.check_json_shortcuts(BROKEN_EVENT_JSON, VARIANT, short)
+
+
+def test_a_decision_whose_state_is_not_its_events_fold_is_caught() -> None:
+    assert checks.check_decided_state_is_the_fold(TOY, VARIANT, checks.check_bots_play(TOY, VARIANT, 0, bots=toy_bots)) == 0
+    sound = checks.check_bots_play(FOLDED_STATE, VARIANT, 1, miss=0.3, bots=toy_bots)
+    assert checks.check_decided_state_is_the_fold(FOLDED_STATE, VARIANT, sound) > 0
+    # (its matches never end: the sound one's commands, decided by its rules)
+    with pytest.raises(AssertionError, match=r"^toy-race \[plain\]: entry \d+: the state its decision carried is not"):
+        checks.check_decided_state_is_the_fold(BROKEN_STATE, VARIANT, sound)
 
 
 def test_bots_that_miss_deadlines_do_miss_them() -> None:

@@ -50,6 +50,7 @@ def test_it_passes_every_conformance_check(registered: tuple[Hosted, Path]) -> N
     ]
     logs = [m.entries for m in played]
     checks.check_fold_deterministic(hosted, VARIANT, logs)
+    assert checks.check_decided_state_is_the_fold(hosted, VARIANT, played[1]) > 0
     checks.check_tampering(hosted, VARIANT, logs[0], random.Random(0))
     checks.check_options(hosted, VARIANT)
     for seed in range(5):

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from starlette.requests import Request
 
+from domain.kit.rounds import SimultaneousRound
 from server.app import list_games
 from tests.conformance import checks, hosted_games
 
@@ -22,6 +23,8 @@ CASES = [(game, v.name) for game, h in GAMES.items() for v in h.rules.variants]
 IDS = [f"{game}:{variant}" for game, variant in CASES]
 SEEDS = (0, 1)
 MISS = 0.08  # the chance a bot falls asleep when shown a view with a deadline
+# The games whose rounds are the kit's (their submissions decided by its `accept`).
+ROUND_KIT_GAMES = {g for g, h in GAMES.items() if isinstance(getattr(h.rules, "ROUND", None), SimultaneousRound)}
 
 
 @cache
@@ -147,3 +150,13 @@ def test_the_public_log_verifies_and_keeps_the_audit_key(game: str, variant: str
 def test_a_command_decoded_before_is_decided_as_its_body(game: str, variant: str) -> None:
     for miss in (0.0, MISS):
         assert checks.check_decoded_command_given(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss)) > 0
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES, ids=IDS)
+def test_a_state_a_decision_carries_is_its_events_fold(game: str, variant: str) -> None:
+    carried = [
+        checks.check_decided_state_is_the_fold(GAMES[game], variant, bot_match(game, variant, SEEDS[0], miss))
+        for miss in (0.0, MISS)
+    ]
+    if game in ROUND_KIT_GAMES:  # (their submissions are decided by the kit's accept)
+        assert min(carried) > 0

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import Accepted, Decision, Rejection, Result, VariantInfo
+from domain.contract import Decision, Rejection, Result, VariantInfo
 from domain.kit.clocks import clock_ms
 from domain.kit.options import Boolean, ClockScale, Integer, OptionTable
 from domain.kit.rounds import SimultaneousRound
@@ -152,7 +152,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         return Rejection("wrong_round", f"round {state.round} is in play")
     if command.fingers not in (1, 2):
         return Rejection("bad_fingers", "show 1 or 2 fingers")
-    return Accepted(events=ROUND.submit(state, Chosen(seat, state.round, command.fingers), now))
+    return ROUND.accept(state, Chosen(seat, state.round, command.fingers), now)
 
 
 def evolve(state: State, event: Any) -> State:

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from domain.contract import Accepted, Decision, OptionsError, Rejection, Result, VariantInfo
+from domain.contract import Decision, OptionsError, Rejection, Result, VariantInfo
 from domain.games.escalator.edition import (
     DEFAULT_EDITION,
     PRESETS,
@@ -856,7 +856,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         cmd = state.edition.find(command.command)
         assert cmd is not None
         event = Fetched(seat=seat, round=command.round, command=cmd.name, target=command.target)
-        return Accepted(events=ROUND.submit(state, event, now))
+        return ROUND.accept(state, event, now)
     if isinstance(command, Decode):
         if state.decode_round is None or command.round != state.decode_round:
             where = f"round {state.decode_round} is in Decode" if state.decode_round else "no round is in Decode"
@@ -871,7 +871,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
             return Rejection(
                 "not_given", f"you were not given {command.command!r} (you were given {', '.join(sorted(set(mine.values())))})"
             )
-        return Accepted(events=ROUND.submit(state, Decoded(seat=seat, round=command.round, command=chosen), now))
+        return ROUND.accept(state, Decoded(seat=seat, round=command.round, command=chosen), now)
     return Rejection("bad_command", "unknown command")
 
 

@@ -754,7 +754,7 @@ def decide(state: State, seat: int, command: Any, now: int) -> Decision:
         if isinstance(checked, Rejection):
             return checked
         submitted = Submitted(seat=seat, round=state.round, gates=checked.gates, cards=checked.cards)
-        return Accepted(events=ROUND.submit(state, submitted, now))
+        return ROUND.accept(state, submitted, now)
     if isinstance(command, Chat):
         return _chat(state, seat, command, now)
     if isinstance(command, Vote):
