@@ -48,7 +48,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import msgspec
 
 from domain import seal as sealing
-from domain.canonical import canonical, sha256_hex, to_builtins
+from domain.canonical import canonical, canonical_encoder, sha256_hex, to_builtins
 from domain.contract import Accepted, Game, OptionsError, Rejection, Result
 from domain.rng import Rng
 
@@ -207,15 +207,17 @@ def entry_digest(
         # canonical encoder encodes as it would to_builtins' copy of it (its keys sorted
         # either way): only another value is converted (the copy cost 0.7 us an entry).
         body = to_builtins(body)
-    if entry.kind == "create":
+    kind = entry.kind
+    if kind == "command":
+        if audit_key is not None:
+            body = (entry_key or _entry_sealer(audit_key, entry.seq, log_version, sealable)).body_form(body)
+    elif kind == "create":
         body = sealing.create_form(body)
-    elif audit_key is not None and entry.kind == "command":
-        body = sealing.body_form(entry_key or _entry_sealer(audit_key, entry.seq, log_version, sealable), body)
     fields = {
-        "body": body, "cid": entry.cid, "kind": entry.kind, "out": entry.out,
+        "body": body, "cid": entry.cid, "kind": kind, "out": entry.out,
         "seat": entry.seat, "seq": entry.seq, "ts": entry.ts,
     }  # what to_builtins(entry) gives, without `digest`
-    return sha256_hex(prev.encode(), canonical(fields))
+    return _sha256(prev.encode() + canonical_encoder.encode(fields)).hexdigest()
 
 
 def out_digest(
@@ -226,13 +228,11 @@ def out_digest(
     """An entry's `out`: the outcome's digest, or (version 3 or 4) the commitment to it."""
     if audit_key is None:
         return outcome_digest(outcome)
-    return sealing.out_commitment(entry_key or _entry_sealer(audit_key, seq, log_version), outcome)
+    return (entry_key or _entry_sealer(audit_key, seq, log_version)).out_commitment(outcome)
 
 
-def _entry_sealer(
-    audit_key: bytes, seq: int, log_version: int, sealable: frozenset[str] = frozenset()
-) -> sealing.Sealer:
-    return sealing.sealer(sealing.entry_key(audit_key, seq), log_version, sealable)
+_entry_sealer = sealing.entry_sealer
+_sha256 = hashlib.sha256
 
 
 def _entry_keyed(
@@ -652,7 +652,9 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
     audit_key = ms.audit_key
-    ekey = _entry_keyed(audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules))
+    ekey = None if audit_key is None else _entry_sealer(
+        audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules)
+    )
     if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),

@@ -35,6 +35,10 @@ def test_keyed_is_hmac_sha256(key: bytes, message: bytes) -> None:
 def test_entry_key_is_the_defined_hmac(key: bytes, seq: int) -> None:
     expected = hmac.new(key, sealing.ENTRY_PREFIX + str(seq).encode(), hashlib.sha256).digest()
     assert sealing.entry_key(key, seq) == expected
+    for version in (3, 4):  # entry_sealer: entry_key and sealer in one call
+        made, defined = sealing.entry_sealer(key, seq, version, frozenset({"a"})), sealing.sealer(expected, version)
+        assert type(made) is type(defined) and made.key == expected
+        assert made.salt("body/a") == defined.salt("body/a")
 
 
 json_values = st.recursive(
