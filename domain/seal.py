@@ -199,23 +199,12 @@ class Prefixed:
         return form
 
     def body_form(self, body: Any) -> dict[str, str]:
-        """`body_form(self, body)`, its commitment written out (a command's body: three
-        Python calls fewer an entry)."""
-        h = self._state.copy()
-        h.update(_BODY_PATH)
-        sealed = _SEAL.copy()
-        sealed.update(h.digest()[:SALT_V4])
-        sealed.update(_encode(self.inner_form(body) if isinstance(body, dict) else body))
-        return {SEALED: sealed.hexdigest()}
+        """`body_form(self, body)`."""
+        return {SEALED: self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)}
 
     def out_commitment(self, outcome: Any) -> str:
-        """`out_commitment(self, outcome)`, written out as body_form."""
-        h = self._state.copy()
-        h.update(_OUT_PATH)
-        sealed = _SEAL.copy()
-        sealed.update(h.digest()[:SALT_V4])
-        sealed.update(_encode(outcome))
-        return sealed.hexdigest()
+        """`out_commitment(self, outcome)`."""
+        return self.commitment(_OUT_PATH, outcome)
 
 
 Sealer = Keyed | Prefixed
