@@ -49,6 +49,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.machine import interpreter
 from clients.bots import BOTS, simulate
 from domain import engine
 from domain.engine import Entry
@@ -205,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     games = args.game or list(GENERATORS)
     if args.save or args.fold_once:
         return _instructions(args, games[0])
-    print(f"python {sys.version.split()[0]}; {args.repeat} repetitions, medians")
+    print(f"{interpreter()}; {args.repeat} repetitions, medians")
     last: dict[str, float] = {}
     for game in games:
         rules = hosted(game).rules

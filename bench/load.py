@@ -98,27 +98,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.leanws import LeanSocket  # noqa: E402
+from bench.machine import interpreter  # noqa: E402
 
 GAME = "five-card-trick"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 # --- processes ------------------------------------------------------------------------------
-
-
-def interpreter() -> str:
-    """The Python this bench runs on, and so the server it starts: its version, its
-    executable, and whether the interpreter runs from a shared libpython. The same code
-    counted 8% fewer instructions a command on this machine's Debian python3.11 (libpython
-    linked in, built with profile-guided optimisation) than on a pyenv build that loads
-    libpython3.11.so (docs/performance.md, "A tenth sitting")."""
-    try:
-        with open("/proc/self/maps") as f:
-            shared: bool | None = "libpython" in f.read()
-    except OSError:
-        shared = None
-    how = "" if shared is None else ", libpython shared" if shared else ", libpython linked in"
-    return f"python {sys.version.split()[0]} ({os.path.realpath(sys.executable)}{how})"
 
 
 def free_port() -> int:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import Redis, Server  # noqa: E402  (bench/load.py: the same processes)
+from machine import interpreter  # noqa: E402
 
 from clients.bots import BOTS  # noqa: E402
 from domain import engine  # noqa: E402
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default="memory")
     args = p.parse_args(argv)
     sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
-    print(f"machine: python {sys.version.split()[0]}; {GAME} dm12, random bots; medians of {args.repeat}")
+    print(f"machine: {interpreter()}; {GAME} dm12, random bots; medians of {args.repeat}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="daedalus-memory-") as workdir:
         n = 0

@@ -3,6 +3,7 @@ bench/core.py in both forms of update, and bench/engine.py over small logs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,4 +30,8 @@ def test_the_match_core_bench_runs(updates: str) -> None:
 def test_the_reducer_bench_runs() -> None:
     out = _run("bench/engine.py", "--game", "five-card-trick", "--matches", "2", "--rounds", "20",
                "--repeat", "1")
-    assert int(out.strip().splitlines()[-1].removeprefix("commands/s=")) > 0
+    lines = out.strip().splitlines()
+    assert int(lines[-1].removeprefix("commands/s=")) > 0
+    # Its first line names the interpreter the figures are of (its executable, and how it
+    # holds libpython: docs/performance.md, "A twelfth sitting").
+    assert os.path.realpath(sys.executable) in lines[0] and "libpython" in lines[0]
