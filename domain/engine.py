@@ -48,7 +48,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import msgspec
 
 from domain import seal as sealing
-from domain.canonical import canonical, canonical_encoder, sha256_hex, to_builtins
+from domain.canonical import canonical, sha256_hex, to_builtins
 from domain.contract import Accepted, Game, OptionsError, Rejection, Result
 from domain.rng import Rng
 
@@ -217,7 +217,7 @@ def entry_digest(
         "body": body, "cid": entry.cid, "kind": kind, "out": entry.out,
         "seat": entry.seat, "seq": entry.seq, "ts": entry.ts,
     }  # what to_builtins(entry) gives, without `digest`
-    return _sha256(prev.encode() + canonical_encoder.encode(fields)).hexdigest()
+    return sha256_hex(prev.encode(), canonical(fields))
 
 
 def out_digest(
@@ -232,7 +232,6 @@ def out_digest(
 
 
 _entry_sealer = sealing.entry_sealer
-_sha256 = hashlib.sha256
 
 
 def _entry_keyed(
@@ -652,9 +651,7 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
     audit_key = ms.audit_key
-    ekey = None if audit_key is None else _entry_sealer(
-        audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules)
-    )
+    ekey = _entry_keyed(audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules))
     if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),

@@ -266,7 +266,7 @@ def entry_key(key: bytes, seq: int) -> bytes:
 def entry_sealer(key: bytes, seq: int, version: int, sealable: frozenset[str] = frozenset()) -> Sealer:
     """`sealer(entry_key(key, seq), version, sealable)`, in one call (once an entry
     folded or sealed)."""
-    return sealer(_audit_keyed(key).digest(ENTRY_PREFIX + str(seq).encode()), version, sealable)
+    return sealer(entry_key(key, seq), version, sealable)
 
 
 def salt(ekey: bytes | Sealer, path: str) -> bytes:
