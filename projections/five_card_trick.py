@@ -9,6 +9,7 @@ blocked or disregarded): only its owner, and full viewers, see what it named.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations_with_replacement
 from typing import Any
@@ -275,21 +276,6 @@ def view(ms: MatchState, viewer: Viewer) -> dict[str, Any]:
 _encode = msgspec.json.Encoder().encode
 
 
-# The last round's part of a view is the same in every update of the next round (a
-# viewer's, and every viewer's who may see the same Block targets: all of them, unless
-# a Block did not resolve): encoded once per round and Block targets shown, it is
-# spliced into the view's JSON as it is (its dict built and encoded again for every
-# viewer and entry was about a third of the view's cost). Keyed by values (frozen
-# Structs, hashable and immutable): the same result, whatever match they come from. A
-# few thousand, for a server's matches in play at once (one to three each, about 1 kB
-# apiece).
-@functools.lru_cache(maxsize=2048)
-def _resolved_json(
-    event: RoundResolved, variant: str, blocks: tuple[str | None, ...]
-) -> msgspec.Raw:
-    return msgspec.Raw(_encode(_resolved_part(event, variant, blocks)))
-
-
 # A variant's terms, the same in every view of its matches: encoded once per variant.
 @functools.lru_cache(maxsize=16)
 def _terms_json(variant: str) -> msgspec.Raw:
@@ -299,7 +285,8 @@ def _terms_json(variant: str) -> msgspec.Raw:
 # A seat's part of a view changes when the seat's state does (its submission, the
 # round's end): in the other updates of a round it is the same, and for every viewer
 # who sees the same of it (its owner before it submits, the opponent and spectators
-# after). Encoded once for all of these; keyed by values, as _resolved_json.
+# after). Encoded once for all of these; keyed by values (frozen Structs, hashable and
+# immutable): the same result, whatever match they come from.
 @functools.lru_cache(maxsize=4096)
 def _seat_part_json(
     seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
@@ -310,25 +297,118 @@ def _seat_part_json(
 def _seat_json(ms: MatchState, gs: State, s: int, viewer: Viewer) -> msgspec.Raw:
     seat = gs.seats[s]
     shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
-    return _seat_part_json(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+    opts = gs.options  # (its variant read here: the state's `variant` is a call)
+    return _seat_part_json(seat, s, ms.names[s], opts.dmo == s, opts.variant, shows_pending)
+
+
+def _resolved_json(
+    event: RoundResolved, variant: str, blocks: tuple[str | None, ...]
+) -> msgspec.Raw:
+    return msgspec.Raw(_encode(_resolved_part(event, variant, blocks)))
+
+
+# A resolved round's part of an update is the same for every viewer who may see the same
+# Block targets (all of them, unless a Block did not resolve), in the update of the entry
+# that resolved it (its events) and in every update of the next round (its views' last
+# round): encoded once per round and Block targets shown, it is spliced into the frames'
+# JSON as it is (its dict built and encoded again for every viewer and entry was about a
+# third of a view's cost). Found by the event's identity, the same object in all these
+# updates: id(event) -> [event, variant, the seats whose Block target only their owner
+# and full viewers see, the Block targets every other viewer sees, the JSON it gets, and
+# the JSON of each viewer who sees more (its seat, or -1: a full viewer); each made when
+# first asked for]. A record holds its event, so that no other object has its id while
+# it is kept; at most _KEPT (a server's matches in play at once), the oldest dropped
+# first. (Kept by the event's value before, with an lru_cache: the value hashed and the
+# Block targets a viewer sees worked out at every lookup, four an entry with views in
+# the updates; docs/performance.md, item 41.)
+_KEPT = 2048
+_resolved_kept: OrderedDict[int, list[Any]] = OrderedDict()
+
+
+def _resolved_for(event: RoundResolved, variant: str, viewer: Viewer) -> msgspec.Raw:
+    """`_resolved_json(event, variant, _blocks_shown(event, viewer))`."""
+    kept = _resolved_kept.get(id(event))  # (its record holds it: no other has its id)
+    if kept is None or kept[1] != variant:
+        kept = _keep_resolved(event, variant)
+    hidden = kept[2]
+    if hidden and (viewer.full or viewer.seat in hidden):
+        # A viewer who sees a Block target the others do not: its own JSON, kept too.
+        sees = -1 if viewer.full or viewer.seat is None else viewer.seat
+        own: dict[int, msgspec.Raw] = kept[5]
+        raw = own.get(sees)
+        if raw is None:
+            raw = own[sees] = _resolved_json(event, variant, _blocks_shown(event, viewer))
+        return raw
+    public: msgspec.Raw | None = kept[4]
+    if public is None:
+        public = kept[4] = _resolved_json(event, variant, kept[3])
+    return public
+
+
+def _keep_resolved(event: RoundResolved, variant: str) -> list[Any]:
+    """A new record of `_resolved_kept` (see there)."""
+    # (_block_shown for a spectator, written out for every seat at once)
+    shown: list[str | None] = []
+    hidden: list[int] = []
+    for s, out in enumerate(event.seats):
+        block = out.block
+        if block is not None:
+            for p in out.plays:
+                if p.action == "block" and p.status == "resolved":
+                    break
+            else:
+                hidden.append(s)
+                block = None
+        shown.append(block)
+    kept = [event, variant, tuple(hidden), tuple(shown), None, {}]
+    if len(_resolved_kept) >= _KEPT:
+        _resolved_kept.popitem(last=False)
+    _resolved_kept[id(event)] = kept
+    return kept
 
 
 def event_json(ms: MatchState, event: Any, viewer: Viewer) -> msgspec.Raw | dict[str, Any] | None:
     """`event(ms, event, viewer)`, or its JSON where that is kept (a resolved round: the
     same kept JSON as the next round's views' last round: projections.common.ViewEncoder.events)."""
     if isinstance(event, RoundResolved):
-        return _resolved_json(event, ms.variant, _blocks_shown(event, viewer))
+        return _resolved_for(event, ms.variant, viewer)
     return _event(ms, event, viewer)
+
+
+class _Shared:
+    """What every viewer's view of one game state shares: its JSON before the seats and
+    after the last round (`_view`'s fields in its order: those before "seats", the seats,
+    "last_round", "over"). The views of one state are asked for in a row, for all its
+    viewers (projections.common.ViewEncoder): kept for the last state asked for."""
+
+    __slots__ = ("after", "before", "state")
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.before = self.after = b""
+
+
+_shared = _Shared()
+
+
+def _share(ms: MatchState, gs: State) -> _Shared:
+    shared = _shared
+    view = _view(ms, _terms_json(gs.variant), [], None)
+    del view["seats"], view["last_round"]
+    over = view.pop("over")
+    shared.before = _encode(view)[:-1] + b',"seats":['
+    shared.after = b',"over":' + _encode(over) + b"}"
+    shared.state = gs
+    return shared
 
 
 def view_json(ms: MatchState, viewer: Viewer) -> bytes:
     """The JSON of `view(ms, viewer)` (projections.common.ViewEncoder)."""
     gs: State = ms.game_state
-    last = None
-    if gs.last is not None:
-        last = _resolved_json(gs.last, gs.variant, _blocks_shown(gs.last, viewer))
-    seats = [_seat_json(ms, gs, s, viewer) for s in range(len(gs.seats))]
-    return _encode(_view(ms, _terms_json(gs.variant), seats, last))
+    shared = _shared if _shared.state is gs else _share(ms, gs)
+    last = b"null" if gs.last is None else _resolved_for(gs.last, gs.options.variant, viewer)
+    seats = b",".join([_seat_json(ms, gs, s, viewer) for s in range(len(gs.seats))])
+    return b"".join((shared.before, seats, b'],"last_round":', last, shared.after))
 
 
 # --- replay text -----------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from domain.engine import MatchState
 from domain.games import five_card_trick as fct
 from projections import five_card_trick as views
-from projections.common import ViewEncoder, match_view
+from projections.common import ViewEncoder, match_view, project_events
 from projections.contract import AUDITOR, SPECTATOR, Viewer
 from projections.registry import hosted
 from tests.conformance.checks import play_match
@@ -36,8 +36,9 @@ def test_view_json_is_the_json_of_the_view(variant: str, seed: int, miss: float)
 
 
 def test_the_same_values_give_the_same_json_from_other_objects() -> None:
-    """Kept parts are found by value: a state decoded again (equal, not the same objects)
-    gives the same bytes, as does the state it was decoded from."""
+    """Kept parts are found by value (a seat's) or by identity (a resolved round's): a
+    state decoded again (equal, not the same objects) gives the same bytes, as does the
+    state it was decoded from."""
     for ms in states("final", 2)[::7]:
         again = msgspec.json.decode(msgspec.json.encode(ms.game_state), type=fct.State)
         assert again == ms.game_state and again is not ms.game_state
@@ -65,3 +66,30 @@ def test_the_encoder_uses_the_games_view_json() -> None:
     for ms in states("setnas-curse", 4)[::3]:
         for viewer in VIEWERS:
             assert encoder.encode(ms, viewer) == _encode(match_view(HOSTED.views, ms, viewer))
+
+
+def test_matches_asked_for_in_turn_with_room_for_one_kept_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server asks for the updates of several matches in turn (each entry's events and
+    views for all its viewers, then another match's): with room for a single kept round
+    (`_KEPT`), each match's resolved rounds and views are still its own, byte for byte,
+    and no more rounds are kept than there is room for."""
+    monkeypatch.setattr(views, "_KEPT", 1)
+    views._resolved_kept.clear()
+    drivers = [
+        play_match(HOSTED, variant, seed, miss=0.2).driver
+        for variant, seed in (("dm12", 5), ("final", 6), ("gauntlet", 7))
+    ]
+    encoders = [ViewEncoder(HOSTED.views) for _ in drivers]
+    checked = 0
+    for i in range(max(len(d.states) for d in drivers)):
+        for d, encoder in zip(drivers, encoders, strict=True):
+            if i >= len(d.states):
+                continue
+            ms, outcome = d.states[i], d.outcomes[i]
+            for viewer in VIEWERS:
+                events = project_events(HOSTED.views, ms, outcome, viewer)
+                assert encoder.events(ms, outcome, viewer) == (_encode(events) if events else None)
+                assert encoder.encode(ms, viewer) == _encode(match_view(HOSTED.views, ms, viewer))
+                checked += 1
+            assert len(views._resolved_kept) <= 1
+    assert checked > 500
