@@ -100,13 +100,32 @@ def _blocks_shown(event: RoundResolved, viewer: Viewer) -> tuple[str | None, ...
 
 
 def _resolved_view(event: RoundResolved, variant: str, viewer: Viewer) -> dict[str, Any]:
-    return _resolved_part(event, variant, _blocks_shown(event, viewer))
+    part = _resolved_part(event, variant, _blocks_shown(event, viewer))
+    for seat in part["seats"]:
+        _as_lists(seat, _RESOLVED_SEQUENCES)
+    return part
+
+
+def _as_lists(part: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """`part` with its values at `keys` (tuples or None) as lists of its own: a view's or
+    an event's dict is its caller's to change (the parts only encoded keep the state's
+    tuples, which encode as the same JSON arrays, rather than copying them)."""
+    for key in keys:
+        value = part[key]
+        if value is not None:
+            part[key] = list(value)
+    return part
+
+
+_RESOLVED_SEQUENCES = ("items", "effective", "lights", "blocked_next")
+_SEAT_SEQUENCES = ("lights", "blocked", "items", "used_items")
 
 
 def _resolved_part(
     event: RoundResolved, variant: str, blocks: tuple[str | None, ...]
 ) -> dict[str, Any]:
-    """A resolved round, with each seat's Block target as shown (`blocks`)."""
+    """A resolved round, with each seat's Block target as shown (`blocks`); its seats'
+    sequences are the event's tuples (`_resolved_view` makes them lists)."""
     names = _NAMES[variant]
     seats = []
     for s, out in enumerate(event.seats):
@@ -126,15 +145,15 @@ def _resolved_part(
                     for p in out.plays
                 ],
                 "block": blocks[s],
-                "items": list(out.items),
-                "effective": list(out.effective),
+                "items": out.items,
+                "effective": out.effective,
                 "scored": out.scored,
                 "took": out.took,
                 "bonus": out.bonus,
                 "gained": out.gained,
-                "lights": list(out.lights),
+                "lights": out.lights,
                 "chips": out.chips,
-                "blocked_next": list(out.blocked_next),
+                "blocked_next": out.blocked_next,
                 "claim_priority": out.priority,
             }
         )
@@ -208,13 +227,16 @@ _event = event  # (event_json's parameter `event` hides the function)
 def _seat_view(ms: MatchState, gs: State, s: int, viewer: Viewer) -> dict[str, Any]:
     seat = gs.seats[s]
     shows_pending = seat.pending is not None and _sees_hidden(viewer, s)
-    return _seat_part(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+    part = _seat_part(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending)
+    _as_lists(part["history"], ("r-2", "r-1"))
+    return _as_lists(part, _SEAT_SEQUENCES)
 
 
 def _seat_part(
     seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
 ) -> dict[str, Any]:
-    """Seat `s` of a view (`shows_pending`: with its submission so far)."""
+    """Seat `s` of a view (`shows_pending`: with its submission so far); its sequences
+    are the state's tuples (`_seat_view` makes them lists)."""
     names = _NAMES[variant]
     history = seat.history  # (up to two rounds, oldest first)
     pending = None
@@ -225,18 +247,18 @@ def _seat_part(
         "name": name,
         "dmo": dmo,
         "chips": seat.chips,
-        "lights": list(seat.lights),
+        "lights": seat.lights,
         "lights_shown": [names[a] for a in seat.lights],
-        "blocked": list(seat.blocked),
+        "blocked": seat.blocked,
         "history": {
-            "r-2": list(history[-2]) if len(history) > 1 else None,
-            "r-1": list(history[-1]) if history else None,
+            "r-2": history[-2] if len(history) > 1 else None,
+            "r-1": history[-1] if history else None,
         },
         "limit_reset_last": seat.reset_last,
         "submitted": seat.pending is not None,
         "pending": pending,
-        "items": list(seat.items),
-        "used_items": list(seat.used),
+        "items": seat.items,
+        "used_items": seat.used,
         "claim_priority_available": seat.priority and "claim_priority" in seat.items,
     }
 

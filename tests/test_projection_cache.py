@@ -93,3 +93,23 @@ def test_matches_asked_for_in_turn_with_room_for_one_kept_round(monkeypatch: pyt
                 checked += 1
             assert len(views._resolved_kept) <= 1
     assert checked > 500
+
+
+def _only_dicts_and_lists(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_only_dicts_and_lists(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_only_dicts_and_lists(v) for v in value)
+    return not isinstance(value, tuple | set | frozenset)
+
+
+def test_views_and_events_are_dicts_and_lists_of_their_own() -> None:
+    """The parts only encoded keep the state's tuples; the game's view and events as dicts
+    give lists (JSON-ready builtins, the caller's to change), in every state and for
+    every viewer."""
+    match = play_match(HOSTED, "final", 8, miss=0.2).driver
+    for ms, outcome in zip(match.states, match.outcomes, strict=True):
+        for viewer in VIEWERS:
+            assert _only_dicts_and_lists(views.view(ms, viewer)), (ms.seq, viewer)
+            for event in outcome.events:
+                assert _only_dicts_and_lists(views.event(ms, event, viewer)), (ms.seq, event, viewer)
