@@ -91,8 +91,7 @@ def _block_shown(out: SeatOutcome, seat: int, viewer: Viewer) -> str | None:
         return None
     if _sees_hidden(viewer, seat):
         return out.block
-    resolved = any(p.action == "block" and p.status == "resolved" for p in out.plays)
-    return out.block if resolved else None
+    return out.block if _block_resolved_in(out) else None
 
 
 def _blocks_shown(event: RoundResolved, viewer: Viewer) -> tuple[str | None, ...]:
@@ -381,18 +380,14 @@ def _resolved_for(event: RoundResolved, variant: str, viewer: Viewer) -> msgspec
 
 def _keep_resolved(event: RoundResolved, variant: str) -> list[Any]:
     """A new record of `_resolved_kept` (see there)."""
-    # (_block_shown for a spectator, written out for every seat at once)
+    # (_blocks_shown for a spectator, and who sees more, in one loop)
     shown: list[str | None] = []
     hidden: list[int] = []
     for s, out in enumerate(event.seats):
         block = out.block
-        if block is not None:
-            for p in out.plays:
-                if p.action == "block" and p.status == "resolved":
-                    break
-            else:
-                hidden.append(s)
-                block = None
+        if block is not None and not _block_resolved_in(out):
+            hidden.append(s)
+            block = None
         shown.append(block)
     kept = [event, variant, tuple(hidden), tuple(shown), None, {}]
     if len(_resolved_kept) >= _KEPT:
