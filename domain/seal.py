@@ -83,7 +83,29 @@ _SEAL = hashlib.sha256(SEAL_PREFIX)
 # a new hash object made from the prefix joined to the rest (110 ns and a join).
 
 
-class Keyed:
+class _Commits:
+    """What an entry's sealer makes of its `commitment` and `inner_form`, whichever
+    version's salts they derive (Keyed, Prefixed): a command body's form and an
+    outcome's commitment, in one call each (once an entry folded or sealed)."""
+
+    __slots__ = ()
+
+    def commitment(self, path: bytes, value: Any) -> str:
+        raise NotImplementedError
+
+    def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
+        raise NotImplementedError
+
+    def body_form(self, body: Any) -> dict[str, str]:
+        """`body_form(self, body)`."""
+        return {SEALED: self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)}
+
+    def out_commitment(self, outcome: Any) -> str:
+        """`out_commitment(self, outcome)`."""
+        return self.commitment(_OUT_PATH, outcome)
+
+
+class Keyed(_Commits):
     """HMAC-SHA256 under one key, for many messages: the same bytes as
     hmac.digest(key, message, "sha256")."""
 
@@ -138,20 +160,12 @@ class Keyed:
             form[name] = {SEALED: sealed.hexdigest()}
         return form
 
-    def body_form(self, body: Any) -> dict[str, str]:
-        """`body_form(self, body)`."""
-        return {SEALED: self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)}
-
-    def out_commitment(self, outcome: Any) -> str:
-        """`out_commitment(self, outcome)`."""
-        return self.commitment(_OUT_PATH, outcome)
-
 
 SALT_V4 = 16
 """How many bytes of its SHA-256 a salt of log version 4 keeps."""
 
 
-class Prefixed:
+class Prefixed(_Commits):
     """The salts of one entry of log version 4: SHA-256 of the entry's key then the path,
     its first 16 bytes; `sealable`: the body's fields committed one by one (the game's
     `sealable_fields`). The same methods as Keyed (whose salts are version 3's)."""
@@ -197,14 +211,6 @@ class Prefixed:
             sealed.update(encode(value))
             form[name] = {SEALED: sealed.hexdigest()}
         return form
-
-    def body_form(self, body: Any) -> dict[str, str]:
-        """`body_form(self, body)`."""
-        return {SEALED: self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)}
-
-    def out_commitment(self, outcome: Any) -> str:
-        """`out_commitment(self, outcome)`."""
-        return self.commitment(_OUT_PATH, outcome)
 
 
 Sealer = Keyed | Prefixed
