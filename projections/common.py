@@ -189,15 +189,21 @@ class ViewEncoder:
 
     def encode(self, ms: MatchState, viewer: Viewer) -> bytes:
         """The JSON of `match_view(views, ms, viewer)`."""
+        return b"".join(self.parts(ms, viewer))
+
+    def parts(self, ms: MatchState, viewer: Viewer) -> tuple[bytes, ...]:
+        """The JSON of `match_view(views, ms, viewer)` in pieces, for the caller to join
+        with what goes around it (an update frame: a view of 2 kB copied once there
+        rather than joined here first)."""
         viewer = effective(self._views, ms, viewer)
         if ms is not self._ms:
             self._share(ms)
         game = self._game_json
-        return b"".join((
+        return (
             self._head, _encode(viewer.seat), self._middle,
             game(ms, viewer) if game is not None else _encode(self._views.view(ms, viewer)),
             self._tail,
-        ))
+        )
 
     def events(self, ms: MatchState, outcome: Outcome, viewer: Viewer) -> bytes | None:
         """The JSON of `project_events(views, ms, outcome, viewer)` (None: it is empty).

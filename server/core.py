@@ -115,7 +115,10 @@ Decision = Append | Answer | None
 def with_receipt(update: bytes | None, receipt: bytes) -> bytes:
     """An update frame carrying the `receipt` frame (encoded) as its last field,
     `receipt`; with no update (None), the receipt frame alone."""
-    return receipt if update is None else update[:-1] + b',"receipt":' + receipt + b"}"
+    if update is None:
+        return receipt
+    # (one copy of the update: its bytes but the closing brace read through a view)
+    return b"".join((memoryview(update)[:-1], b',"receipt":', receipt, b"}"))
 
 
 class Awaiting:

@@ -30,6 +30,9 @@ from projections.contract import GameViews, Viewer
 
 _encode = msgspec.json.Encoder().encode
 
+_HEAD = b'{"type":"update","seq":%d,"ts":%d,"events":'
+"""An update frame up to its events (`Streams.frame`): its number and the entry's time."""
+
 History = Callable[[int], Iterator[tuple[int, MatchState, Outcome]]]
 """history(first): (seq, state after the entry, its outcome) for each entry from `first`."""
 
@@ -107,7 +110,7 @@ class Streams:
         """The update frame: the JSON of {"type": "update", "seq": number, "ts": the entry's
         time, "events": events, "view": the view}, the events and the view given as JSON
         (no view: no `view` field)."""
-        head = b'{"type":"update","seq":%d,"ts":%d,"events":' % (number, self._times[seq - 1])
+        head = _HEAD % (number, self._times[seq - 1])
         if view is None:
             return b"".join((head, events, b"}"))
         return b"".join((head, events, b',"view":', view, b"}"))
@@ -133,8 +136,11 @@ class Streams:
         if not events:
             return None
         number = bisect.bisect_left(index, seq) + 1
-        view = self._view_json.encode(ms, viewer) if with_view else None
-        return self.frame(number, seq, events, view)
+        head = _HEAD % (number, self._times[seq - 1])
+        if not with_view:
+            return b"".join((head, events, b"}"))
+        # (`frame`'s bytes, joined once with the view's pieces)
+        return b"".join((head, events, b',"view":', *self._view_json.parts(ms, viewer), b"}"))
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """`viewer`'s whole view of the match now."""

@@ -23,7 +23,7 @@ from domain.engine import Entry
 from projections.common import ViewEncoder, match_view, project_events
 from projections.contract import AUDITOR, SPECTATOR, Viewer
 from projections.registry import Hosted
-from server.core import Append, MatchCore
+from server.core import Append, MatchCore, with_receipt
 from tests.conformance import hosted_games
 from tests.conformance.checks import play_match
 
@@ -113,6 +113,14 @@ def test_one_encoder_for_states_out_of_order() -> None:
         ms = states[seq - 1]
         for viewer in (Viewer(seat=0), Viewer(seat=1), SPECTATOR, AUDITOR):
             assert encoder.encode(ms, viewer) == _encode(match_view(hosted.views, ms, viewer))
+
+
+def test_a_receipt_joined_to_an_update() -> None:
+    update = b'{"type":"update","seq":3,"events":[],"view":{"a":"%d"}}'
+    receipt = b'{"type":"receipt","sig":"x"}'
+    joined = with_receipt(update, receipt)
+    assert msgspec.json.decode(joined) == {**msgspec.json.decode(update), "receipt": msgspec.json.decode(receipt)}
+    assert with_receipt(None, receipt) == receipt
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
