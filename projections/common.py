@@ -125,6 +125,7 @@ def match_view(views: GameViews, ms: MatchState, viewer: Viewer) -> dict[str, An
 
 
 _encode = msgspec.json.Encoder().encode
+_MARK = "\x00deadline"  # (a placeholder no view's text holds)
 
 
 class ViewEncoder:
@@ -155,13 +156,17 @@ class ViewEncoder:
         self._ms: MatchState | None = None
         self._options: Any = None
         self._options_json = b""
-        self._head = self._middle = self._tail = b""
+        self._head = self._middle = self._tail = self._running = b""
         self._head_of: tuple[Any, ...] = ()
 
     def _share(self, ms: MatchState) -> None:
         if ms.options is not self._options:
             self._options_json = _encode(to_builtins(ms.options))
             self._options = ms.options
+            # (the middle of a match in play: its deadline alone to fill in)
+            self._running = self._middle_of(True, False, None, _MARK).replace(b"%", b"%%").replace(
+                _encode(_MARK), b"%b", 1
+            )
         # The head changes only when a seat is taken: encoded again only then.
         head_of = (ms.match_id, ms.game, ms.variant, ms.rules_version, ms.commitment, ms.names)
         if head_of != self._head_of:
@@ -175,17 +180,23 @@ class ViewEncoder:
             })
             self._head = head[:-1] + b',"you":'
             self._head_of = head_of
-        middle = _encode({
-            "started": ms.started,
-            "ended": ms.ended,
-            "result": to_builtins(ms.result) if ms.result is not None else None,
-            "deadline": ms.rules.deadline(ms.game_state) if ms.started and not ms.ended else None,
-        })
-        self._middle = b"," + middle[1:-1] + b',"options":' + self._options_json + b',"game_state":'
+        if ms.started and not ms.ended and ms.result is None:
+            deadline = ms.rules.deadline(ms.game_state)
+            self._middle = self._running % (b"null" if deadline is None else b"%d" % deadline)
+        else:
+            self._middle = self._middle_of(
+                ms.started, ms.ended, to_builtins(ms.result) if ms.result is not None else None,
+                ms.rules.deadline(ms.game_state) if ms.started and not ms.ended else None,
+            )
         self._tail = (
             b"," + _encode({"seed": ms.seed, "setup": ms.setup})[1:] if ms.ended else b"}"
         )
         self._ms = ms
+
+    def _middle_of(self, started: bool, ended: bool, result: Any, deadline: Any) -> bytes:
+        """A view's JSON from after `you` up to the game's state."""
+        middle = _encode({"started": started, "ended": ended, "result": result, "deadline": deadline})
+        return b"," + middle[1:-1] + b',"options":' + self._options_json + b',"game_state":'
 
     def encode(self, ms: MatchState, viewer: Viewer) -> bytes:
         """The JSON of `match_view(views, ms, viewer)`."""

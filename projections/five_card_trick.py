@@ -278,23 +278,33 @@ def _view(ms: MatchState, terms: Any, seats: list[Any], last_round: Any) -> dict
     """The game's state with its terms, its seats and its last round as given (as a
     viewer sees them: their dicts, or their JSON)."""
     gs: State = ms.game_state
-    opts = gs.options
+    return _view_of(
+        gs.options, terms, gs.round, gs.deadline, gs.end_round, gs.pot, gs.replays, seats,
+        last_round, _game_over_view(gs.finished) if gs.finished is not None else None,
+    )
+
+
+def _view_of(
+    opts: fct.Options, terms: Any, round_: Any, deadline: Any, end_round: Any, pot: Any,
+    replays: Any, seats: list[Any], last_round: Any, over: Any,
+) -> dict[str, Any]:
+    """`_view`, from the state's fields (`_before` gives some as placeholders)."""
     return {
-        "variant": gs.variant,
+        "variant": opts.variant,
         "terms": terms,
-        "round": gs.round,
-        "deadline": gs.deadline,
+        "round": round_,
+        "deadline": deadline,
         "round_ms": fct.round_ms(opts),
-        "end_round": gs.end_round,
+        "end_round": end_round,
         "rounds": opts.rounds,
         "extension": opts.extension,
         "max_rounds": opts.max_rounds,
         "dmo": opts.dmo,
-        "pot": gs.pot,
-        "replays": gs.replays,
+        "pot": pot,
+        "replays": replays,
         "seats": seats,
         "last_round": last_round,
-        "over": _game_over_view(gs.finished) if gs.finished is not None else None,
+        "over": over,
     }
 
 
@@ -419,14 +429,35 @@ class _Shared:
 
 _shared = _Shared()
 
+# The state's fields of a view before the seats, in `_view_of`'s order: placeholders in
+# `_before`'s template, each filled by %-formatting (an int's digits, as msgspec writes it;
+# the deadline, which may be null, as JSON).
+_PLACES = (("round", b"%d"), ("deadline", b"%b"), ("end_round", b"%d"), ("pot", b"%d"), ("replays", b"%d"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _before(opts: fct.Options) -> bytes:
+    """A view's JSON before the seats in a match of `opts`, with the state's fields to be
+    filled (`_share`): what comes from the options and the terms encoded once a match."""
+    marks = [f"\x00{name}" for name, _ in _PLACES]  # (no text of the terms holds a NUL)
+    round_, deadline, end_round, pot, replays = marks
+    view = _view_of(opts, _terms_json(opts.variant), round_, deadline, end_round, pot, replays, [], None, None)
+    del view["seats"], view["last_round"], view["over"]
+    template = _encode(view)[:-1].replace(b"%", b"%%") + b',"seats":['
+    for mark, (_, place) in zip(marks, _PLACES, strict=True):
+        template = template.replace(_encode(mark), place, 1)
+    return template
+
 
 def _share(ms: MatchState, gs: State) -> _Shared:
     shared = _shared
-    view = _view(ms, _terms_json(gs.variant), [], None)
-    del view["seats"], view["last_round"]
-    over = view.pop("over")
-    shared.before = _encode(view)[:-1] + b',"seats":['
-    shared.after = b',"over":' + _encode(over) + b"}"
+    deadline = gs.deadline
+    shared.before = _before(gs.options) % (
+        gs.round, b"null" if deadline is None else b"%d" % deadline, gs.end_round, gs.pot, gs.replays
+    )
+    shared.after = b',"over":null}' if gs.finished is None else (
+        b',"over":' + _encode(_game_over_view(gs.finished)) + b"}"
+    )
     shared.state = gs
     return shared
 

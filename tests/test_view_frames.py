@@ -115,6 +115,27 @@ def test_one_encoder_for_states_out_of_order() -> None:
             assert encoder.encode(ms, viewer) == _encode(match_view(hosted.views, ms, viewer))
 
 
+def test_options_with_a_per_cent_sign_and_no_deadline() -> None:
+    """The middle of a match in play is a template with its deadline filled in: text of
+    the options that reads as a format is kept as it is, and a deadline may be null."""
+    hosted = GAMES["five-card-trick"]
+    entries = entries_of(hosted)
+    core: MatchCore[str] = MatchCore(entries[0], "1-0", game=hosted)
+    core.receive([(f"{i}-0", e) for i, e in enumerate(entries[1:], 2)])
+    encoder = ViewEncoder(hosted.views)
+    options = {"note": "100% of %d and %b", "%": "%s%%"}
+    ms = msgspec.structs.replace(core.states[5], options=options)
+    assert ms.started and not ms.ended and ms.rules.deadline(ms.game_state) is not None
+    undated = msgspec.structs.replace(
+        ms, game_state=msgspec.structs.replace(ms.game_state, deadline=None)
+    )
+    assert ms.rules.deadline(undated.game_state) is None
+    for state in (ms, undated, ms):
+        for viewer in (Viewer(seat=0), SPECTATOR):
+            assert encoder.encode(state, viewer) == _encode(match_view(hosted.views, state, viewer))
+    assert b"100% of %d and %b" in encoder.encode(ms, SPECTATOR)
+
+
 def test_a_receipt_joined_to_an_update() -> None:
     update = b'{"type":"update","seq":3,"events":[],"view":{"a":"%d"}}'
     receipt = b'{"type":"receipt","sig":"x"}'
