@@ -73,10 +73,10 @@ def _terms_view(terms: Terms) -> dict[str, Any]:
     }
 
 
-# A seat's part of a view as Structs rather than dicts: built by one call with its fields
-# in order and encoded without a key looked up (a seat's part, 1.9 us as a dict built and
-# encoded; 0.9 as a Struct); `_seat_view` gives its dict (msgspec.to_builtins: lists of
-# its own for the state's tuples), the view's JSON is its encoding.
+# A seat's part of a view and a resolved round as Structs rather than dicts: built by one
+# call with their fields in order and encoded without a key looked up (a seat's part, 1.9
+# us as a dict built and encoded; 0.9 as a Struct). The view's JSON is their encoding;
+# `view` and `event` give their dicts (`_as_dict`).
 
 
 class _Disregarded(msgspec.Struct):
@@ -103,6 +103,8 @@ class _History(msgspec.Struct):
 
 
 class _SeatPart(msgspec.Struct):
+    """Seat `seat` of a view (`_seat_part`)."""
+
     seat: int
     name: str | None
     dmo: bool
@@ -178,6 +180,8 @@ def _play_json(p: Play, variant: str) -> msgspec.Raw:
 
 
 class _ResolvedSeat(msgspec.Struct):
+    """A seat's part of a resolved round (`_resolved_part`)."""
+
     seat: int
     submitted: bool
     plays: list[Any]
@@ -195,6 +199,8 @@ class _ResolvedSeat(msgspec.Struct):
 
 
 class _ResolvedPart(msgspec.Struct):
+    """A resolved round as an event, and as a view's last round (`_resolved_part`)."""
+
     type: str
     round: int
     at: int
