@@ -7,7 +7,7 @@ the game's part.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -128,6 +128,17 @@ _encode = msgspec.json.Encoder().encode
 _MARK = "\x00deadline"  # (a placeholder no view's text holds)
 
 
+def json_template(encoded: bytes, places: Iterable[tuple[str, bytes]]) -> bytes:
+    """JSON made with placeholder strings (`places`: each with the %-format code that
+    stands for its value, e.g. b"%d"), as a template for %-formatting: its per cent signs
+    escaped and each placeholder's JSON string replaced by its code. The placeholders are
+    strings no other text of it holds (a NUL in them, say)."""
+    template = encoded.replace(b"%", b"%%")
+    for mark, code in places:
+        template = template.replace(_encode(mark), code, 1)
+    return template
+
+
 class ViewEncoder:
     """`match_view` as JSON bytes, for frames: the same bytes as encoding its dict, with
     what every viewer's view of one state shares (all but `you` and `game_state`) built
@@ -164,9 +175,7 @@ class ViewEncoder:
             self._options_json = _encode(to_builtins(ms.options))
             self._options = ms.options
             # (the middle of a match in play: its deadline alone to fill in)
-            self._running = self._middle_of(True, False, None, _MARK).replace(b"%", b"%%").replace(
-                _encode(_MARK), b"%b", 1
-            )
+            self._running = json_template(self._middle_of(True, False, None, _MARK), [(_MARK, b"%b")])
         # The head changes only when a seat is taken: encoded again only then.
         head_of = (ms.match_id, ms.game, ms.variant, ms.rules_version, ms.commitment, ms.names)
         if head_of != self._head_of:

@@ -38,7 +38,7 @@ from domain.games.five_card_trick import (
     Terms,
 )
 from domain.rng import Rng
-from projections.common import who
+from projections.common import json_template, who
 from projections.contract import Logged, Rehearsal, Twins, Viewer, Withheld
 
 
@@ -505,10 +505,8 @@ def _before(opts: fct.Options) -> bytes:
     round_, deadline, end_round, pot, replays = marks
     view = _view_of(opts, _terms_json(opts.variant), round_, deadline, end_round, pot, replays, [], None, None)
     del view["seats"], view["last_round"], view["over"]
-    template = _encode(view)[:-1].replace(b"%", b"%%") + b',"seats":['
-    for mark, (_, place) in zip(marks, _PLACES, strict=True):
-        template = template.replace(_encode(mark), place, 1)
-    return template
+    places = [(mark, code) for mark, (_, code) in zip(marks, _PLACES, strict=True)]
+    return json_template(_encode(view)[:-1], places) + b',"seats":['
 
 
 def _share(ms: MatchState, gs: State) -> _Shared:
