@@ -190,8 +190,7 @@ class ViewEncoder:
             self._head = head[:-1] + b',"you":'
             self._head_of = head_of
         if ms.started and not ms.ended and ms.result is None:
-            deadline = ms.rules.deadline(ms.game_state)
-            self._middle = self._running % (b"null" if deadline is None else b"%d" % deadline)
+            self._middle = self._running % _encode(ms.rules.deadline(ms.game_state))
         else:
             self._middle = self._middle_of(
                 ms.started, ms.ended, to_builtins(ms.result) if ms.result is not None else None,

@@ -511,9 +511,8 @@ def _before(opts: fct.Options) -> bytes:
 
 def _share(ms: MatchState, gs: State) -> _Shared:
     shared = _shared
-    deadline = gs.deadline
     shared.before = _before(gs.options) % (
-        gs.round, b"null" if deadline is None else b"%d" % deadline, gs.end_round, gs.pot, gs.replays
+        gs.round, _encode(gs.deadline), gs.end_round, gs.pot, gs.replays
     )
     shared.after = b',"over":null}' if gs.finished is None else (
         b',"over":' + _encode(_game_over_view(gs.finished)) + b"}"
