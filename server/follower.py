@@ -38,16 +38,20 @@ class Follower:
     of one read per append. A match that starts being followed ends a blocked read
     (CLIENT UNBLOCK), so its entries are read from then on without waiting.
 
-    Under load most reads bring nothing: what this process appends it folds from the
-    append's reply, and another process's entries are read only where one appends to a
-    match followed here (a spectator's, a player's on another worker). After PATIENCE
-    reads in a row that brought nothing, each one more doubles the wait before the
-    next, up to MAX_INTERVAL; a read that brings an entry, or a match newly followed,
-    takes it back to MIN_INTERVAL. So a process alone on its matches reads some 40
-    times a second under load, not 200 (each read is an XREAD over every match
-    followed here not appending, and the follower's walk over them: about 1% of a
-    command's server CPU at K=200 in bench/load.py), while one that shares its matches
-    with another keeps reading every MIN_INTERVAL; the first of another process's
+    Under load most reads bring nothing new: what this process appends it folds from
+    the append's reply, and another process's entries are read only where one appends
+    to a match followed here (a spectator's, a player's on another worker). A read that
+    brings only this process's own appends (a blocked read woken by one, as under a
+    moderate load where the appends go one by one) brings nothing new either. After
+    PATIENCE reads in a row that brought nothing new, each one more doubles the wait
+    before the next, up to MAX_INTERVAL; a read that brings another process's entry, or
+    a match newly followed, takes it back to MIN_INTERVAL. (Counting the own appends as
+    news kept a process alone on its matches reading 200 times a second at 1,000
+    commands/s: a fifth of its CPU there, docs/performance.md.) So a process alone on
+    its matches reads some 40 times a second under load, not 200 (each read is an
+    XREAD over every match followed here not appending, and the follower's walk over
+    them: about 1% of a command's server CPU at K=200 in bench/load.py), while one that
+    shares its matches with another keeps reading every MIN_INTERVAL; the first of another process's
     entries after a quiet spell of 20 ms or more waits at most MAX_INTERVAL. (An idle
     process waits in a blocking read, woken by the entry itself.)
 
@@ -178,11 +182,12 @@ class Follower:
                     found = await store.follow(positions, None if appending else block_ms)
                 finally:
                     self._reading = 0
+                news = False  # (an entry of another process's: see the class)
                 for match_id, items in found.items():
                     runner = self.runners.get(match_id)
-                    if runner is not None:
-                        runner.take(items)
-                if found:
+                    if runner is not None and runner.take(items):
+                        news = True
+                if news:
                     self._empty, self._interval = 0, self.MIN_INTERVAL
                 else:
                     self._empty += 1

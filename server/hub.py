@@ -757,15 +757,16 @@ class MatchRunner:
 
     # -- background --------------------------------------------------------------------------
 
-    def take(self, items: list[tuple[str, bytes]]) -> None:
-        """Entries the follower read from the stream: fold those not folded yet.
+    def take(self, items: list[tuple[str, bytes]]) -> bool:
+        """Entries the follower read from the stream: fold those not folded yet. Whether
+        any was news to this process (not only its own appends: see Follower).
 
         Most are this process's own appends, already folded: they are skipped by stream
         id before being decoded. New ones are folded now, or after the append in flight
         if there is one (under the lock)."""
         fresh = self.core.unseen(items)
         if not fresh:
-            return
+            return False
         # The follower often reads appends of this process before their replies are in:
         # those entries (the same bytes) are folded by the appends themselves, and need
         # no task waiting for the lock (a few per cent of a command's CPU). Only when
@@ -773,12 +774,13 @@ class MatchRunner:
         # them) are folded after them, in order (the core folds those it had begun as
         # its own, whatever becomes of their replies).
         if self._flights and self.core.all_begun(fresh):
-            return
+            return False
         if self.lock.locked():
             self.reading = fresh[-1][0]
             self.hub.spawn(self._take_locked(fresh))
-            return
+            return True
         self._take_now(fresh)
+        return True
 
     async def _take_locked(self, fresh: list[tuple[str, bytes]]) -> None:
         async with self.lock:

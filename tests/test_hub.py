@@ -202,10 +202,13 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
         begun = Append(later, state, Outcome(), f"{runner.current.seq}:{runner.current.head}", None)
         runner.core.begin(begun)
         runner._flights = (asyncio.get_running_loop().create_future(),)
-        runner.take([("9999999999999-0", msgspec.json.encode(later))])
+        # (its own append's entry: no news, for the follower's wait)
+        assert runner.take([("9999999999999-0", msgspec.json.encode(later))]) is False
         assert spawned == [] and runner.reading is None
         other = msgspec.structs.replace(later, ts=later.ts + 1)
-        runner.take([("9999999999999-0", msgspec.json.encode(later)), ("9999999999999-1", msgspec.json.encode(other))])
+        assert runner.take(
+            [("9999999999999-0", msgspec.json.encode(later)), ("9999999999999-1", msgspec.json.encode(other))]
+        ) is True
         # with an entry after it, both wait for the lock, to be folded in order
         assert spawned == ["MatchRunner._take_locked"] and runner.reading == "9999999999999-1"
         runner.core.drop(begun)
@@ -296,6 +299,48 @@ async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(
     finally:
         runner._flights = ()
         in_flight.set_result(None)
+
+
+async def test_reads_that_bring_only_this_processs_own_appends_space_out_too(hub: Hub) -> None:
+    """Under a moderate load (a command now and then, each append waking the blocked
+    read with its own entry, which the append's reply folds), reads that bring only
+    this process's own appends count as bringing nothing: the follower's wait grows to
+    MAX_INTERVAL (it stayed at MIN_INTERVAL, some 200 reads a second over every match
+    followed, a fifth of a command's server CPU at 1,000 commands/s); another process's
+    entry still takes it back to MIN_INTERVAL."""
+    from server.follower import Follower
+
+    played = [await seated(hub) for _ in range(10)]  # (each takes 9 adds of 1 or more)
+    other = await seated(hub)
+    loop = asyncio.get_running_loop()
+    reads: list[tuple[float, set[str]]] = []  # (the follower's interval then, matches it found)
+    follow = hub.store.follow
+
+    async def recording(after: Any, block_ms: int | None) -> Any:
+        interval = hub.follower._interval
+        found = await follow(after, block_ms)
+        reads.append((interval, set(found)))
+        return found
+
+    hub.store.follow = recording  # type: ignore[method-assign]
+    n = 0
+    end = loop.time() + 0.35
+    while loop.time() < end:  # a command every 4 ms, of one match after another
+        n += 1
+        runner = played[n % len(played)]
+        assert not runner.current.ended
+        seat = runner.current.game_state.turn
+        await runner.submit(kind="command", seat=seat, key=f"c:{seat}:{n}", cid=str(n),
+                            body={"type": "add", "n": 1})
+        await asyncio.sleep(0.004)
+    own = {r.match_id for r in played}
+    assert any(found & own for _, found in reads), "no read brought an append of this process"
+    assert reads[-1][0] == Follower.MAX_INTERVAL, [interval for interval, _ in reads]
+    ms, _ = await appended_elsewhere(hub, other)
+    await settled(hub, lambda: other.current.seq == ms.seq + 1, 0.5)
+    found_at = next(i for i, (_, found) in enumerate(reads) if other.match_id in found)
+    await settled(hub, lambda: len(reads) > found_at + 1, 0.5)
+    assert reads[found_at + 1][0] == Follower.MIN_INTERVAL
 
 
 # --- SendQueue: frames written straight to the socket ----------------------------------------
