@@ -266,6 +266,22 @@ async def test_a_match_with_an_append_in_flight_is_left_out_of_the_followers_rea
     assert any(runner.match_id in after for after, _ in reads[left_out:])
 
 
+def recorded_reads(hub: Hub) -> list[tuple[float, set[str]]]:
+    """The follower's reads from now on, each as its wait before it and the matches it
+    found entries of."""
+    reads: list[tuple[float, set[str]]] = []
+    follow = hub.store.follow
+
+    async def recording(after: Any, block_ms: int | None) -> Any:
+        interval = hub.follower._interval
+        found = await follow(after, block_ms)
+        reads.append((interval, set(found)))
+        return found
+
+    hub.store.follow = recording  # type: ignore[method-assign]
+    return reads
+
+
 async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(hub: Hub) -> None:
     """Under load (a match with an append in flight: reads that do not wait), reads that
     bring nothing, past PATIENCE of them in a row, double the follower's wait before the
@@ -275,16 +291,7 @@ async def test_reads_that_bring_nothing_space_out_and_an_entry_brings_them_back(
 
     runner, other = await seated(hub), await seated(hub)
     loop = asyncio.get_running_loop()
-    reads: list[tuple[float, bool]] = []  # (the follower's interval then, whether it found any)
-    follow = hub.store.follow
-
-    async def recording(after: Any, block_ms: int | None) -> Any:
-        interval = hub.follower._interval
-        found = await follow(after, block_ms)
-        reads.append((interval, bool(found)))
-        return found
-
-    hub.store.follow = recording  # type: ignore[method-assign]
+    reads = recorded_reads(hub)
     in_flight: asyncio.Future[None] = loop.create_future()
     runner._flights = (in_flight,)
     try:
@@ -313,16 +320,7 @@ async def test_reads_that_bring_only_this_processs_own_appends_space_out_too(hub
     played = [await seated(hub) for _ in range(10)]  # (each takes 9 adds of 1 or more)
     other = await seated(hub)
     loop = asyncio.get_running_loop()
-    reads: list[tuple[float, set[str]]] = []  # (the follower's interval then, matches it found)
-    follow = hub.store.follow
-
-    async def recording(after: Any, block_ms: int | None) -> Any:
-        interval = hub.follower._interval
-        found = await follow(after, block_ms)
-        reads.append((interval, set(found)))
-        return found
-
-    hub.store.follow = recording  # type: ignore[method-assign]
+    reads = recorded_reads(hub)
     n = 0
     end = loop.time() + 0.35
     while loop.time() < end:  # a command every 4 ms, of one match after another
