@@ -317,7 +317,8 @@ async def test_reads_that_bring_only_this_processs_own_appends_space_out_too(hub
     entry still takes it back to MIN_INTERVAL."""
     from server.follower import Follower
 
-    played = [await seated(hub) for _ in range(10)]  # (each takes 9 adds of 1 or more)
+    # (a match lasts 9 adds of 1 at least: 12 outlast the 0.35 s's 88 commands at most)
+    played = [await seated(hub) for _ in range(12)]
     other = await seated(hub)
     loop = asyncio.get_running_loop()
     reads = recorded_reads(hub)
