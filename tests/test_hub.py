@@ -312,7 +312,7 @@ async def test_reads_that_bring_only_this_processs_own_appends_space_out_too(hub
     """Under a moderate load (a command now and then, each append waking the blocked
     read with its own entry, which the append's reply folds), reads that bring only
     this process's own appends count as bringing nothing: the follower's wait grows to
-    MAX_INTERVAL (it stayed at MIN_INTERVAL, some 200 reads a second over every match
+    MAX_INTERVAL (it stayed at MIN_INTERVAL, some 150 reads a second over every match
     followed, a fifth of a command's server CPU at 1,000 commands/s); another process's
     entry still takes it back to MIN_INTERVAL."""
     from server.follower import Follower
