@@ -65,6 +65,13 @@ same code: within about 2%), so a change of a few per cent shows in one pair of 
 use a few matches (`-k 20`) and a longer `--setup-timeout`; at that pace every turn of
 its loop is full, as on a saturated server.
 
+`--perf PREFIX` samples the server's processes over the window with perf's software
+clock (which a virtual machine without the CPU's counters has too) and prints the share
+of the samples by native code: the interpreter's own, the kernel's, msgspec's, libc's,
+uvloop's, the hashing's and the signatures', and the functions that took the most. It
+counts time, not instructions: what a command's memory costs (an allocation, an object
+freed, a cold cache line) shows there and not under callgrind.
+
 The last line is `commands/s=<closed loop> p50_ms=<open loop> p99_ms=<open loop> rate=<offered>`.
 """
 
@@ -1153,6 +1160,51 @@ def spy_shares(path: str) -> list[tuple[str, float]]:
     return sorted(((k, v / max(1, total)) for k, v in counts.items()), key=lambda kv: -kv[1])
 
 
+# Where the server's CPU time goes by native code (--perf): perf's samples of the server's
+# processes (a software clock: a virtual machine without the CPU's counters has it too)
+# by the shared object they were taken in, each under the first of these lines one of
+# whose names is a prefix of the object's file name. Unlike py-spy, which credits C to the
+# Python function that called it, this tells the interpreter's own work from the
+# libraries' and the kernel's; unlike callgrind, it counts time, memory stalls included.
+PERF_SHARES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the Python interpreter (libpython: bytecode, objects, dicts, allocator, collector)",
+     ("libpython", "python3")),
+    ("the kernel (system calls: sockets, epoll; the loopback's network stack)", ("[kernel",)),
+    ("msgspec (JSON encoding and decoding, Structs)", ("_core.cpython",)),
+    ("libc (malloc beyond Python's allocator, memcpy)", ("libc.so", "libm.so")),
+    ("uvloop (the event loop, transports)", ("loop.cpython",)),
+    ("OpenSSL's libcrypto (SHA-256 of the digests)", ("libcrypto",)),
+    ("cryptography (Ed25519: receipts' signatures)", ("_rust.abi3",)),
+    ("hashlib, hiredis, asyncio's C parts", ("_hashlib.cpython", "hiredis.cpython", "_asyncio.cpython")),
+)
+
+
+def perf_shares(path: str) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """The share of perf's samples of `path` in each of PERF_SHARES (then the rest), and
+    the native functions that took the most (perf report, self time)."""
+    def report(key: str) -> list[tuple[str, float]]:
+        out = subprocess.run(
+            ["perf", "report", "-i", path, "--no-children", "-F", f"overhead,{key}", "--stdio"],
+            capture_output=True, text=True, timeout=300,
+        ).stdout
+        rows = []
+        for line in out.splitlines():
+            found = re.match(r"\s*([\d.]+)%\s+(.*?)\s*$", line)
+            if found:
+                rows.append((found.group(2), float(found.group(1)) / 100))
+        return rows
+
+    counts: dict[str, float] = {}
+    for dso, share in report("dso"):
+        name = next((label for label, prefixes in PERF_SHARES
+                     if any(dso.startswith(x) for x in prefixes)), "other")
+        counts[name] = counts.get(name, 0.0) + share
+    shares = sorted(counts.items(), key=lambda kv: -kv[1])
+    symbols = [(re.sub(r"^\[(.)\]\s+", lambda m: "(kernel) " if m.group(1) == "k" else "", name), share)
+               for name, share in report("sym")[:12]]
+    return shares, symbols
+
+
 def percentile(sorted_values: list[float], p: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -1232,6 +1284,15 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
                  "--idle", "-f", "raw", "-o", f"{args.py_spy}.{mode}.txt"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
+        perf = None
+        if args.perf:
+            # perf's software clock over the window, every server process (not a dependency).
+            perf = subprocess.Popen(
+                ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(args.perf_rate),
+                 "-p", ",".join(str(pid) for pid in server.pids()), "-o", f"{args.perf}.{mode}.data",
+                 "--", "sleep", str(args.duration)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
         if args.callgrind:
             callgrind_control(server.pid, "-i", "on")
         time.sleep(max(0.0, t_end - time.monotonic()))
@@ -1242,6 +1303,8 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
         machine = [b - a for a, b in zip(m0, machine_ticks(), strict=True)]
         if spy is not None:
             spy.wait(60)
+        if perf is not None:
+            perf.wait(60)
         stats = []
         for pipe in pipes:
             if not pipe.poll(60):
@@ -1316,6 +1379,14 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
         counted = "not found" if res.instructions is None else (
             f"{res.instructions:,} in all, {res.instructions / max(1, res.acked):,.0f} per acked command")
         print(f"server instructions over the window (callgrind, {args.callgrind}.{res.mode}.*): {counted}")
+    data = f"{args.perf}.{res.mode}.data" if args.perf else None
+    if data and os.path.exists(data):
+        native, symbols = perf_shares(data)
+        print(f"perf samples of the server ({data}), by the native code they were taken in:")
+        for label, part in native:
+            print(f"  {part:6.1%}  {label}")
+        print("  the native functions that took the most: " + ", ".join(
+            f"{label} {part:.1%}" for label, part in symbols))
     spy = f"{args.py_spy}.{res.mode}.txt" if args.py_spy else None
     if spy and os.path.exists(spy):
         print(f"py-spy samples of the server ({spy}), by where they were taken:")
@@ -1366,6 +1437,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--py-spy-nonblocking", action="store_true",
                    help="sample without pausing the server (py-spy --nonblocking): less "
                    "slowdown, but a tenth of the stacks come out torn and count as 'other'")
+    p.add_argument("--perf", default=None, metavar="PREFIX",
+                   help="sample the server's processes over each window with perf (its "
+                   "software clock, idle not included) into PREFIX.<phase>.data, and print the "
+                   "share of its samples by native code: the interpreter's own, the kernel's, "
+                   "each library's (PERF_SHARES), and the functions that took the most")
+    p.add_argument("--perf-rate", type=int, default=999,
+                   help="perf's samples per second (default 999)")
     p.add_argument("--callgrind", default=None, metavar="PREFIX",
                    help="run the server under valgrind's callgrind and count its instructions "
                    "over each window (one worker; the server is some 25 times slower: a few "
@@ -1386,6 +1464,8 @@ def main(argv: list[str] | None = None) -> int:
         args.rate = 300.0 if kts else 1000.0
     if args.py_spy:
         args.py_spy_bin = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if args.perf and not shutil.which("perf"):
+        p.error("--perf needs perf on the PATH (Debian's linux-perf)")
     if args.callgrind and (args.workers != 1 or not shutil.which("valgrind")):
         p.error("--callgrind takes one worker, and valgrind on the PATH")
     if args.matches < 1 or args.clients < 1 or args.workers < 1 or args.rate <= 0 or args.duration <= 0:

@@ -35,3 +35,31 @@ def test_the_reducer_bench_runs() -> None:
     # Its first line names the interpreter the figures are of (its executable, and how it
     # holds libpython: docs/performance.md, "A twelfth sitting").
     assert os.path.realpath(sys.executable) in lines[0] and "libpython" in lines[0]
+
+
+def test_load_bench_groups_perfs_samples_by_native_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench/load.py --perf: perf report's shares by shared object summed into
+    PERF_SHARES' lines (the rest under "other"), and its top functions named."""
+    from bench import load
+
+    reports = {
+        "overhead,dso": "# comment\n    70.00%  libpython3.11.so.1.0\n    10.00%  [kernel.kallsyms]\n"
+                        "     5.00%  _core.cpython-311-x86_64-linux-gnu.so\n     4.00%  libc.so.6\n"
+                        "     1.50%  libcrypto.so.3\n     0.50%  _hashlib.cpython-311-x86_64-linux-gnu.so\n"
+                        "     0.50%  hiredis.cpython-311-x86_64-linux-gnu.so\n     8.50%  libunknown.so\n",
+        "overhead,sym": "    27.91%  [.] _PyEval_EvalFrameDefault\n     2.00%  [k] _copy_from_iter\n",
+    }
+
+    def fake_run(argv: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        assert argv[:4] == ["perf", "report", "-i", "/x.data"]
+        return subprocess.CompletedProcess(argv, 0, stdout=reports[argv[argv.index("-F") + 1]])
+
+    monkeypatch.setattr(load.subprocess, "run", fake_run)
+    shares, symbols = load.perf_shares("/x.data")
+    by_label = {label.split(" (")[0]: round(share, 4) for label, share in shares}
+    assert by_label == {
+        "the Python interpreter": 0.70, "the kernel": 0.10, "msgspec": 0.05, "libc": 0.04,
+        "other": 0.085, "OpenSSL's libcrypto": 0.015, "hashlib, hiredis, asyncio's C parts": 0.01,
+    }
+    assert shares[0][0].startswith("the Python interpreter")  # (largest first)
+    assert symbols == [("_PyEval_EvalFrameDefault", 0.2791), ("(kernel) _copy_from_iter", 0.02)]
