@@ -539,13 +539,25 @@ def decode_command(rules: Game, body: Any) -> Any:
     conversion (ten times the cost of the conversion). The Struct checks the tag as the
     union does, and its errors are the union's; any other body goes to the union."""
     kind = rules.command_type
-    by_tag = _tagged_members(kind)
+    known = _members_by_rules.get(id(rules))
+    if known is None or known[0] is not kind:
+        known = (kind, _tagged_members(kind))
+        if len(_members_by_rules) < 64:
+            _members_by_rules[id(rules)] = known
+    by_tag = known[1]
     if by_tag and type(body) is dict:
         field, members = by_tag
         tag = body.get(field)
         if type(tag) is str and tag in members:
             return msgspec.convert(body, members[tag])
     return msgspec.convert(body, kind)
+
+
+_members_by_rules: dict[int, tuple[Any, tuple[str, dict[str, type]] | None]] = {}
+"""Each game's command type and `_tagged_members` of it, by its rules' identity (a union's
+hash is its members' again at every call: 140 of a submission's 640 ns of decoding). Kept
+with the type they were found for, and used only for that type: rules given another since
+(or other rules that got the same id) are looked up anew. At most 64 kept."""
 
 
 @lru_cache(maxsize=64)

@@ -236,3 +236,34 @@ def test_rng_is_a_fixed_function_of_seed_and_label() -> None:
     for _ in range(3000):
         counts[r.below(3)] += 1
     assert all(900 < c < 1100 for c in counts)
+
+
+class _Ping(msgspec.Struct, frozen=True, tag="ping"):
+    n: int
+
+
+class _Pong(msgspec.Struct, frozen=True, tag="pong"):
+    n: int
+
+
+class _Echo(msgspec.Struct, frozen=True, tag="echo"):
+    text: str
+
+
+def test_decode_command_follows_the_command_type_the_rules_have_now() -> None:
+    """decode_command keeps each game's tagged members by its rules: a body is converted to
+    the member its tag names, any other to the union (its error), and rules given another
+    command type since are decoded by that one."""
+    import types
+
+    rules = types.SimpleNamespace(command_type=_Ping | _Pong)
+    assert engine.decode_command(rules, {"type": "pong", "n": 2}) == _Pong(2)  # type: ignore[arg-type]
+    with pytest.raises(msgspec.ValidationError) as union_error:
+        engine.decode_command(rules, {"type": "echo", "text": "x"})  # type: ignore[arg-type]
+    with pytest.raises(msgspec.ValidationError) as direct:
+        msgspec.convert({"type": "echo", "text": "x"}, _Ping | _Pong)
+    assert str(union_error.value) == str(direct.value)
+    rules.command_type = _Ping | _Echo
+    assert engine.decode_command(rules, {"type": "echo", "text": "x"}) == _Echo("x")  # type: ignore[arg-type]
+    with pytest.raises(msgspec.ValidationError):
+        engine.decode_command(rules, {"type": "pong", "n": 2})  # type: ignore[arg-type]
