@@ -1287,11 +1287,12 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
         perf = None
         if args.perf:
             # perf's software clock over the window, every server process (not a dependency).
+            perf_log = open(f"{args.perf}.{mode}.log", "wb")  # noqa: SIM115 (closed after the window)
             perf = subprocess.Popen(
                 ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(args.perf_rate),
                  "-p", ",".join(str(pid) for pid in server.pids()), "-o", f"{args.perf}.{mode}.data",
                  "--", "sleep", str(args.duration)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=perf_log,
             )
         if args.callgrind:
             callgrind_control(server.pid, "-i", "on")
@@ -1305,6 +1306,7 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             spy.wait(60)
         if perf is not None:
             perf.wait(60)
+            perf_log.close()
         stats = []
         for pipe in pipes:
             if not pipe.poll(60):
@@ -1380,7 +1382,13 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
             f"{res.instructions:,} in all, {res.instructions / max(1, res.acked):,.0f} per acked command")
         print(f"server instructions over the window (callgrind, {args.callgrind}.{res.mode}.*): {counted}")
     data = f"{args.perf}.{res.mode}.data" if args.perf else None
-    if data and os.path.exists(data):
+    if data and not os.path.exists(data):
+        said = ""
+        with contextlib.suppress(OSError), open(f"{args.perf}.{res.mode}.log", errors="replace") as f:
+            said = f.read().strip()[-300:]
+        print(f"perf recorded nothing ({args.perf}.{res.mode}.log: {said or 'empty'}); "
+              "attaching to a process may need kernel.perf_event_paranoid at 1 or less")
+    elif data:
         native, symbols = perf_shares(data)
         print(f"perf samples of the server ({data}), by the native code they were taken in:")
         for label, part in native:

@@ -37,7 +37,7 @@ def test_the_reducer_bench_runs() -> None:
     assert os.path.realpath(sys.executable) in lines[0] and "libpython" in lines[0]
 
 
-def test_load_bench_groups_perfs_samples_by_native_code(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_bench_groups_perf_samples_by_native_code(monkeypatch: pytest.MonkeyPatch) -> None:
     """bench/load.py --perf: perf report's shares by shared object summed into
     PERF_SHARES' lines (the rest under "other"), and its top functions named."""
     from bench import load
