@@ -47,13 +47,14 @@ class Follower:
     before the next, up to MAX_INTERVAL; a read that brings another process's entry, or
     a match newly followed, takes it back to MIN_INTERVAL. (Counting the own appends as
     news kept a process alone on its matches reading 150 times a second at 1,000
-    commands/s, 39 since: a fifth of its CPU there, docs/performance.md.) So a process
-    alone on its matches reads some 40 times a second under load, not 200 (each read is
-    an XREAD over every match followed here not appending, and the follower's walk over
-    them: about 1% of a command's server CPU at K=200 in bench/load.py), while one that
-    shares its matches with another keeps reading every MIN_INTERVAL; the first of
-    another process's entries after a quiet spell of 20 ms or more waits at most
-    MAX_INTERVAL. (An idle process waits in a blocking read, woken by the entry itself.)
+    commands/s, 39 since: a tenth of a command's instructions there, docs/performance.md.)
+    So a process alone on its matches reads some 40 times a second under load, not 200
+    (each read is an XREAD over every match followed here not appending, and the
+    follower's walk over them: about 1% of a command's server CPU at K=200 in
+    bench/load.py), while one that shares its matches with another keeps reading every
+    MIN_INTERVAL; the first of another process's entries after a quiet spell of 20 ms or
+    more waits at most MAX_INTERVAL. (An idle process waits in a blocking read, woken by
+    the entry itself.)
 
     A match with an append of this process in flight is left out of the read: what
     the read would bring of it is, but for a race, that append's own entry, which its
