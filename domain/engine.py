@@ -199,7 +199,7 @@ def entry_digest(
     but `digest`. Version 3 or 4 (`audit_key` given; `log_version` says which): a
     command's body enters it by the commitments to its values (version 4: to the game's
     `sealable` fields), and a create entry's audit key by its digest (see
-    domain/seal.py). `entry_key`: the entry's key ready for its salts (`_entry_keyed`)
+    domain/seal.py). `entry_key`: the entry's key ready for its salts (`sealing.entry_sealer`)
     when the caller has it already."""
     body = entry.body
     if type(body) is not dict:
@@ -234,16 +234,6 @@ def out_digest(
 _entry_sealer = sealing.entry_sealer
 
 
-def _entry_keyed(
-    audit_key: bytes | None, seq: int, log_version: int, sealable: frozenset[str]
-) -> sealing.Sealer | None:
-    """Version 3 or 4: the entry's key, ready for the salts of its body and its outcome
-    (made once for both digests); `sealable`: the game's (sealing.sealable_of)."""
-    if audit_key is None:
-        return None
-    return _entry_sealer(audit_key, seq, log_version, sealable)
-
-
 def seal(
     prev: str,
     *,
@@ -260,12 +250,10 @@ def seal(
 ) -> Entry:
     """An entry with its digests, after `prev`; `audit_key`, `log_version` and the game's
     `sealable` fields: the match's (version 3 or 4: its values sealed, domain/seal.py)."""
-    if kind == "create":
-        ekey = None
-        out = outcome_digest(outcome)
-    else:
-        ekey = _entry_keyed(audit_key, seq, log_version, sealable)
-        out = out_digest(outcome, seq, audit_key, ekey)
+    # Version 3 or 4: the entry's key, ready for the salts of its body and its outcome
+    # (made once for both digests).
+    ekey = None if kind == "create" or audit_key is None else _entry_sealer(audit_key, seq, log_version, sealable)
+    out = outcome_digest(outcome) if ekey is None else ekey.out_commitment(outcome)
     unsealed = Entry(seq=seq, ts=ts, kind=kind, seat=seat, cid=cid, body=body, out=out, digest="")
     return msgspec.structs.replace(unsealed, digest=entry_digest(prev, unsealed, audit_key, ekey))
 
@@ -663,7 +651,9 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.seq != ms.seq + 1:
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), f"expected entry {ms.seq + 1} here")
     audit_key = ms.audit_key
-    ekey = _entry_keyed(audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules))
+    ekey = None if audit_key is None else _entry_sealer(
+        audit_key, entry.seq, ms.log_version, sealing.sealable_of(ms.rules)
+    )
     if entry.digest != entry_digest(ms.head, entry, audit_key, ekey):
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),
@@ -672,7 +662,7 @@ def apply(ms: MatchState, entry: Entry) -> tuple[MatchState, Outcome]:
     if entry.kind == "create":
         raise IntegrityError(entry.seq, ms.rules.round_of(ms.game_state), "a second create entry")
     new, now, outcome = _decide(ms, entry.kind, entry.seat, entry.body, entry.ts)
-    if out_digest(outcome, entry.seq, audit_key, ekey) != entry.out:
+    if (outcome_digest(outcome) if ekey is None else ekey.out_commitment(outcome)) != entry.out:
         raise IntegrityError(
             entry.seq, ms.rules.round_of(ms.game_state),
             "the recorded outcome differs from the one recomputed",
