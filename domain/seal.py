@@ -193,22 +193,19 @@ class Prefixed(_Commits):
         return sealed.hexdigest()
 
     def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
-        # As Keyed.inner_form: each field's commitment written out in the loop; a field
-        # the game never seals as it is.
-        state, paths, seal_, encode, sealable = self._state, _FIELD_PATHS, _SEAL, _encode, self.sealable
-        form: dict[Any, Any] = {}
-        for name, value in body.items():
-            if name not in sealable:
-                form[name] = value
+        # As Keyed.inner_form, for the game's sealable fields only (a field it never
+        # seals as it is): the body copied, its fields in their order, and each sealable
+        # one it has replaced in place by its commitment, written out here. (A new dict
+        # built field by field, each tested: 1.3% of a fold's instructions more.)
+        form = body.copy()
+        for name in self.sealable:
+            if name not in form:
                 continue
-            path = paths.get(name) if type(name) is str else None
-            if path is None:
-                path = _field_path_bytes(name)
-            h = state.copy()
-            h.update(path)
-            sealed = seal_.copy()
+            h = self._state.copy()
+            h.update(_FIELD_PATHS.get(name) or _field_path_bytes(name))
+            sealed = _SEAL.copy()
             sealed.update(h.digest()[:SALT_V4])
-            sealed.update(encode(value))
+            sealed.update(_encode(form[name]))
             form[name] = {SEALED: sealed.hexdigest()}
         return form
 
