@@ -189,6 +189,13 @@ def outcome_digest(outcome: Outcome) -> str:
     return sha256_hex(canonical(outcome))
 
 
+_encode = msgspec.json.Encoder().encode  # (for a string, an int or None: canonical's bytes)
+_SEALED_COMMAND = b'{"body":{"%b":"%%b"},"cid":%%b,"kind":"command","out":%%b,"seat":%%b,"seq":%%d,"ts":%%d}' % (
+    sealing.SEALED.encode()
+)
+"""The canonical JSON of a sealed command entry's fields (`entry_digest`), to be filled."""
+
+
 def entry_digest(
     prev: str, entry: Entry, audit_key: bytes | None = None,
     entry_key: sealing.Sealer | None = None,
@@ -210,7 +217,16 @@ def entry_digest(
     kind = entry.kind
     if kind == "command":
         if audit_key is not None:
-            body = (entry_key or _entry_sealer(audit_key, entry.seq, log_version, sealable)).body_form(body)
+            # The fields' canonical JSON written out (their keys in order; the sealed
+            # body's commitment, hex digits, as it is; seq and ts, ints, in decimal as
+            # the encoder writes them; the rest encoded as canonical() encodes them): a
+            # dict of the fields and its keys sorted by the encoder cost 0.2 us more.
+            sealer = entry_key or _entry_sealer(audit_key, entry.seq, log_version, sealable)
+            data = _SEALED_COMMAND % (
+                sealer.body_commitment(body).encode(), _encode(entry.cid), _encode(entry.out),
+                _encode(entry.seat), entry.seq, entry.ts,
+            )
+            return sha256_hex(prev.encode(), data)
     elif kind == "create":
         body = sealing.create_form(body)
     fields = {

@@ -98,7 +98,11 @@ class _Commits:
 
     def body_form(self, body: Any) -> dict[str, str]:
         """`body_form(self, body)`."""
-        return {SEALED: self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)}
+        return {SEALED: self.body_commitment(body)}
+
+    def body_commitment(self, body: Any) -> str:
+        """The commitment `body_form` stands in for the body with."""
+        return self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)
 
     def out_commitment(self, outcome: Any) -> str:
         """`out_commitment(self, outcome)`."""
