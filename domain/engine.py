@@ -48,7 +48,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import msgspec
 
 from domain import seal as sealing
-from domain.canonical import canonical, sha256_hex, to_builtins
+from domain.canonical import canonical, canonical_encoder, sha256_hex, to_builtins
 from domain.contract import Accepted, Game, OptionsError, Rejection, Result
 from domain.rng import Rng
 
@@ -189,7 +189,7 @@ def outcome_digest(outcome: Outcome) -> str:
     return sha256_hex(canonical(outcome))
 
 
-_encode = msgspec.json.Encoder().encode  # (for a string, an int or None: canonical's bytes)
+_encode = canonical_encoder.encode  # (a sealed command's cid, out and seat: see entry_digest)
 _SEALED_COMMAND = b'{"body":{"%b":"%%b"},"cid":%%b,"kind":"command","out":%%b,"seat":%%b,"seq":%%d,"ts":%%d}' % (
     sealing.SEALED.encode()
 )
