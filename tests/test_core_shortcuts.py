@@ -32,9 +32,9 @@ def played(subscribers: dict[str, Viewer], held: dict[str, Viewer], signed: list
     """The toy match of tests/test_core.py, with a key that counts what it signs."""
 
     class Counting(ServerKey):
-        def receipts(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        def receipt_frames(self, bodies: list[dict[str, Any]]) -> list[bytes]:
             signed.extend(bodies)
-            return super().receipts(bodies)
+            return super().receipt_frames(bodies)
 
     play = Play()
     play.core = MatchCore(play.log[0], "1-0", game=GAME, key=Counting(key().private))

@@ -84,6 +84,36 @@ def test_receipts_signed_together_each_verify_and_a_change_to_any_does_not(n: in
     KEY.private.public_key().verify(bytes.fromhex(r["signature"]), b"daedalus-receipt-batch-v1\n" + node)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.tuples(st.text(max_size=10), st.text(max_size=70), st.text(max_size=70)), min_size=1, max_size=9),
+    seq=st.integers(min_value=-(2**70), max_value=2**70),
+    round_=st.none() | st.integers(min_value=-(2**70), max_value=2**70),
+    what=st.sampled_from(["created", "started", "round", "ended"]),
+)
+def test_receipt_frames_are_the_receipts_over_the_documented_bytes_whatever_their_fields(
+    texts: list[tuple[str, str, str]], seq: int, round_: int | None, what: str
+) -> None:
+    """The frames are written out, not encoded from the receipts' dicts: each is the JSON
+    of its receipt as msgspec writes it, and signs what `signed_bytes` (canonical JSON)
+    says, for any text in its fields (quotes, backslashes, control characters, non-ASCII)
+    and ints of any size."""
+    bodies = [
+        {"match": m, "seq": seq + i, "digest": d, "commitment": c, "what": what, "round": round_}
+        for i, (m, d, c) in enumerate(texts)
+    ]
+    frames = KEY.receipt_frames(bodies)
+    assert len(frames) == len(bodies)
+    for body, frame in zip(bodies, frames, strict=True):
+        receipt = json.loads(frame)
+        assert receipt.pop("type") == "receipt"
+        assert list(receipt)[:6] == ["match", "seq", "digest", "commitment", "what", "round"]
+        assert {k: receipt[k] for k in body} == body and receipt["key"] == KEY.id
+        assert ("batch" in receipt) == (len(bodies) > 1)
+        assert keys.verify_receipt(receipt, KEY.public_raw)
+        assert frame == msgspec.json.encode({"type": "receipt", **receipt})
+
+
 def test_a_batch_signs_at_the_next_turn_or_when_first_needed() -> None:
     scheduled: list[Callable[[], None]] = []
     batch = keys.Batch(KEY, schedule=scheduled.append, most=4)
