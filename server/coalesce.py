@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import operator
 import struct
 from typing import Any
 
@@ -166,6 +167,19 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             _waiter: asyncio.Future[None] | None = None  # RECEIVE waiting for a message
             _writing_paused = False  # uvicorn's `writable` cleared (read by send_text)
             read_paused: bool  # (uvicorn's)
+
+            # What send_text asks of the connection but its state, answered once and
+            # kept while it holds (`_writable`: True, or None to ask again), rather than
+            # asked at each of a command's three frames: uvicorn's attributes it reads are
+            # properties here whose setting has it asked again (`_asks_again`), and so
+            # does pausing and resuming the writing. (The websockets connection's
+            # extensions are settled with its handshake, and it expects a continuation
+            # frame only after a fragment the server sent, which it never sends.)
+            _writable: bool | None = None
+            close_sent = _asks_again("close_sent")
+            disconnected = _asks_again("disconnected")
+            handshake_complete = _asks_again("handshake_complete")
+            initial_response = _asks_again("initial_response")
 
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 super().__init__(*args, **kwargs)
@@ -296,30 +310,36 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             def pause_writing(self) -> None:
                 super().pause_writing()
                 self._writing_paused = True
+                self._writable = None
 
             def resume_writing(self) -> None:
                 super().resume_writing()
                 self._writing_paused = False
+                self._writable = None
+
+            def _check_writable(self) -> bool:
+                conn = self.conn
+                writable = not (
+                    self.close_sent or self.disconnected or not self.handshake_complete
+                    or self.initial_response is not None or self._writing_paused
+                    or conn.extensions or conn.expect_continuation_frame
+                )
+                self._writable = writable or None  # (not kept while it is not)
+                return writable
 
             def send_text(self, data: bytes) -> bool:
                 """Write a text frame of `data` now, if the connection is open and
                 writable (True); False: send it as a `websocket.send` message."""
-                conn = self.conn
-                if (
-                    self.close_sent or self.disconnected or not self.handshake_complete
-                    or self.initial_response is not None or self._writing_paused
-                    or conn.state is not _OPEN or conn.extensions
-                    or conn.expect_continuation_frame
-                ):
+                if (self._writable is None and not self._check_writable()) or self.conn.state is not _OPEN:
                     return False
                 size = len(data)
-                transport: CoalescingTransport = self.transport
                 if size < 126:
                     header = _SHORT[size]
                 elif size < 65536:
                     header = _HEADER_16(0x81, 126, size)
                 else:
                     header = text_frame_header(size)
+                transport: CoalescingTransport = self.transport
                 # (False: the transport is closing)
                 return transport.write_frame(header, data)
 
@@ -330,6 +350,18 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
 
 
 _SHORT = [text_frame_header(size) for size in range(126)]
+
+
+def _asks_again(name: str) -> property:
+    """An attribute of uvicorn's protocol that send_text's kept answer rests on: read as
+    a plain one (C's attrgetter under the property), set with the kept answer dropped."""
+    key = f"_kept_{name}"
+
+    def set_(self: Any, value: Any) -> None:
+        self.__dict__[key] = value
+        self._writable = None
+
+    return property(operator.attrgetter(key), set_)
 
 
 def _between_frames(parser: Any) -> bool:

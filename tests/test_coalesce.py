@@ -226,6 +226,44 @@ async def test_frames_sent_directly_reach_a_websocket_client_as_text() -> None:
     assert answers == [True, True, True, False, True, False]
 
 
+async def test_direct_frames_are_declined_once_the_client_closed_or_left() -> None:
+    """send_text keeps its answer about the connection while nothing it rests on changes:
+    uvicorn's flags set (a close sent, the client gone) have it ask again, and a close
+    the client sent (the connection closing) or the client gone are declined."""
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket
+    from websockets.asyncio.client import connect
+
+    from server.coalesce import SEND_TEXT
+
+    answers: list[object] = []
+    done = asyncio.Event()
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        direct = ws.scope["extensions"][SEND_TEXT]
+        answers.append(direct(b'"open"'))  # (its answer kept from here on)
+        protocol = direct.__self__
+        for flag in ("close_sent", "disconnected"):  # (uvicorn's, set by hand)
+            setattr(protocol, flag, True)
+            answers.append(direct(b'"declined"'))
+            setattr(protocol, flag, False)
+        answers.append(direct(b'"open again"'))
+        assert (await ws.receive())["type"] == "websocket.disconnect"  # the client's close
+        answers.append(direct(b'"after the close"'))
+        protocol.connection_lost(None)
+        answers.append(direct(b'"gone"'))
+        done.set()
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    async with _serving(app) as port:
+        async with connect(f"ws://127.0.0.1:{port}/ws", compression=None) as client:
+            assert [await client.recv(), await client.recv()] == ['"open"', '"open again"']
+        await asyncio.wait_for(done.wait(), 5)
+    assert answers == [True, False, False, True, False, False]
+
+
 # --- RECEIVE: messages straight from the protocol (websockets-sansio) ------------------------
 
 
