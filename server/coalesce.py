@@ -168,13 +168,16 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             _writing_paused = False  # uvicorn's `writable` cleared (read by send_text)
             read_paused: bool  # (uvicorn's)
 
-            # What send_text asks of the connection but its state, answered once and
-            # kept while it holds (`_writable`: True, or None to ask again), rather than
-            # asked at each of a command's three frames: uvicorn's attributes it reads are
-            # properties here whose setting has it asked again (`_asks_again`), and so
-            # does pausing and resuming the writing. (The websockets connection's
-            # extensions are settled with its handshake, and it expects a continuation
-            # frame only after a fragment the server sent, which it never sends.)
+            # What send_text asks of the connection, answered once and kept while it
+            # holds (`_writable`: True, or None to ask again), rather than asked at each
+            # of a command's three frames: uvicorn's attributes it reads are properties
+            # here whose setting has it asked again (`_asks_again`), and so does pausing
+            # and resuming the writing. The websockets connection leaves its OPEN state
+            # only where uvicorn, in the same call, sets `close_sent` (a close sent, a
+            # failure) or closes the transport (a close received, the end of the
+            # stream), which write_frame sees; its extensions are settled with its
+            # handshake, and it expects a continuation frame only after a fragment the
+            # server sent, which it never sends.
             _writable: bool | None = None
             close_sent = _asks_again("close_sent")
             disconnected = _asks_again("disconnected")
@@ -322,7 +325,7 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
                 writable = not (
                     self.close_sent or self.disconnected or not self.handshake_complete
                     or self.initial_response is not None or self._writing_paused
-                    or conn.extensions or conn.expect_continuation_frame
+                    or conn.state is not _OPEN or conn.extensions or conn.expect_continuation_frame
                 )
                 self._writable = writable or None  # (not kept while it is not)
                 return writable
@@ -330,7 +333,7 @@ def coalescing(base: type[asyncio.Protocol]) -> type[asyncio.Protocol]:
             def send_text(self, data: bytes) -> bool:
                 """Write a text frame of `data` now, if the connection is open and
                 writable (True); False: send it as a `websocket.send` message."""
-                if (self._writable is None and not self._check_writable()) or self.conn.state is not _OPEN:
+                if self._writable is None and not self._check_writable():
                     return False
                 size = len(data)
                 if size < 126:
