@@ -658,7 +658,10 @@ class EventStore:
         queued while the one before it was in flight (`_append_in_order`; on a real Redis
         on a connection of their own, see from_url). Otherwise each turn's appends go as
         a pipeline of their own, concurrently (`_flush`)."""
-        loop = asyncio.get_running_loop()
+        # (the appender's loop while it runs, as it does under load: get_running_loop
+        # asks the kernel for the process's id at every call, Python 3.11)
+        appender = self._appender
+        loop = asyncio.get_running_loop() if appender is None else appender.get_loop()
         future: asyncio.Future[Any] = loop.create_future()
         if self.ordered:
             if self._appender is None:
