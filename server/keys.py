@@ -184,11 +184,11 @@ class ServerKey:
 
         Written out rather than built as dicts and encoded: each field of a body encoded
         once for both the bytes it signs (`signed_bytes`, by `_SIGNED`) and its frame, the
-        ways to the root made a node at a time (`_ways`). What a receipt signs is checked
+        ways to the root made a node at a time (`merkle`). What a receipt signs is checked
         by `verify_receipt`, from `signed_bytes` (tests/test_receipt_batches.py holds
-        every receipt made here against it, odd match ids included). A receipt in a batch
-        of 64 (bench/load.py at K=200): its dicts and their encoding were about a third
-        of its instructions (docs/performance.md, item 53)."""
+        every receipt made here against it, whatever text its fields hold). A receipt
+        in a batch of 64 (bench/load.py at K=200): its dicts and their encoding were
+        about a third of its instructions (docs/performance.md, item 53)."""
         encode = canonical_encoder.encode
         heads, signed = [], []
         for body in bodies:
