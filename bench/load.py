@@ -65,6 +65,12 @@ same code: within about 2%), so a change of a few per cent shows in one pair of 
 use a few matches (`-k 20`) and a longer `--setup-timeout`; at that pace every turn of
 its loop is full, as on a saturated server.
 
+`--bytecodes PREFIX` runs the server through bench/bytecodes.py, which counts the
+bytecodes each of its Python functions runs over the window, and the calls, and prints
+them a command (the functions that ran the most, and the files): the same whatever the
+machine's speed, for a change of a few bytecodes where `--callgrind`'s count moves with
+how many commands a turn of the server's loop gathers.
+
 `--perf PREFIX` samples the server's processes over the window with perf's software
 clock (which a virtual machine without the CPU's counters has too) and prints the share
 of the samples by native code: the interpreter's own, the kernel's, msgspec's, libc's,
@@ -104,6 +110,7 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bytecodes import report as bytecodes_report  # noqa: E402
 from bench.leanws import LeanSocket  # noqa: E402
 from bench.machine import interpreter  # noqa: E402
 
@@ -1237,6 +1244,12 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
         # The server under callgrind, counting nothing until the window (callgrind_control).
         wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                    f"--callgrind-out-file={args.callgrind}.{mode}.%p"]
+    counted = f"{args.bytecodes}.{mode}.json" if args.bytecodes else None
+    if counted:
+        # The server run by bench/bytecodes.py, counting nothing until the window (SIGUSR1).
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(counted)
+        wrapper = [sys.executable, str(Path(__file__).resolve().parent / "bytecodes.py"), counted, "--"]
     server = Server(redis.url, workdir, mode, args.log_level, args.workers, args.server_root, wrapper)
     ctx = mp.get_context("spawn")
     procs: list[Any] = []
@@ -1296,10 +1309,14 @@ def run_phase(args: argparse.Namespace, mode: str, redis: Redis, workdir: str) -
             )
         if args.callgrind:
             callgrind_control(server.pid, "-i", "on")
+        if counted:
+            os.kill(server.pid, signal.SIGUSR1)
         time.sleep(max(0.0, t_end - time.monotonic()))
         if args.callgrind:
             callgrind_control(server.pid, "-d", "window")
             callgrind_control(server.pid, "-i", "off")
+        if counted:
+            os.kill(server.pid, signal.SIGUSR2)
         s1, r1 = server.cpu_seconds(), cpu_seconds(redis.proc.pid)  # type: ignore[union-attr]
         machine = [b - a for a, b in zip(m0, machine_ticks(), strict=True)]
         if spy is not None:
@@ -1381,6 +1398,19 @@ def report(res: PhaseResult, args: argparse.Namespace) -> None:
         counted = "not found" if res.instructions is None else (
             f"{res.instructions:,} in all, {res.instructions / max(1, res.acked):,.0f} per acked command")
         print(f"server instructions over the window (callgrind, {args.callgrind}.{res.mode}.*): {counted}")
+    if args.bytecodes:
+        path = f"{args.bytecodes}.{res.mode}.json"
+        for _ in range(300):  # (written as the server takes SIGUSR2)
+            if os.path.exists(path):
+                break
+            time.sleep(0.1)
+        if not os.path.exists(path):
+            print(f"the server wrote no {path} (its log says why)")
+        else:
+            print(f"the server's Python over the window ({path}), acked commands "
+                  f"{res.acked:,}:")
+            for line in bytecodes_report(path, res.acked, str(args.server_root)):
+                print(f"  {line}")
     data = f"{args.perf}.{res.mode}.data" if args.perf else None
     if data and not os.path.exists(data):
         said = ""
@@ -1457,6 +1487,11 @@ def main(argv: list[str] | None = None) -> int:
                    "over each window (one worker; the server is some 25 times slower: a few "
                    "matches, e.g. -k 20, and a longer --setup-timeout). Printed per acked "
                    "command: unlike its CPU time, the same whatever else the machine runs")
+    p.add_argument("--bytecodes", default=None, metavar="PREFIX",
+                   help="count the bytecodes each Python function of the server runs, and the "
+                   "calls, over each window (bench/bytecodes.py; one worker; the server some ten "
+                   "times slower) into PREFIX.<phase>.json, and print them a command: the "
+                   "functions that ran the most, and the files")
     p.add_argument("--server-root", type=Path, default=ROOT,
                    help="run the server from this checkout (e.g. a git worktree of an earlier "
                    "commit, to measure a change against the code before it; default: this one)")
@@ -1476,6 +1511,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--perf needs perf on the PATH (Debian's linux-perf)")
     if args.callgrind and (args.workers != 1 or not shutil.which("valgrind")):
         p.error("--callgrind takes one worker, and valgrind on the PATH")
+    if args.bytecodes and (args.workers != 1 or args.callgrind):
+        p.error("--bytecodes takes one worker, and not --callgrind")
     if args.matches < 1 or args.clients < 1 or args.workers < 1 or args.rate <= 0 or args.duration <= 0:
         p.error("--matches, --clients, --workers, --rate and --duration must be positive")
     if args.duration + args.warmup > 600:

@@ -3,6 +3,7 @@ bench/core.py in both forms of update, and bench/engine.py over small logs."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -63,3 +64,36 @@ def test_load_bench_groups_perf_samples_by_native_code(monkeypatch: pytest.Monke
     }
     assert shares[0][0].startswith("the Python interpreter")  # (largest first)
     assert symbols == [("_PyEval_EvalFrameDefault", 0.2791), ("(kernel) _copy_from_iter", 0.02)]
+
+
+def test_load_bench_counts_a_functions_bytecodes_and_calls_between_start_and_stop(tmp_path: Path) -> None:
+    """bench/bytecodes.py (bench/load.py --bytecodes): each Python function's bytecodes and
+    calls, and the C functions called, counted while on and given a command."""
+    from bench.bytecodes import Counter, report
+
+    def plus_one(x: int) -> int:
+        return x + 1
+
+    plus_one(0)  # (not counted)
+    counter = Counter()
+    counter.start()
+    for i in range(10):
+        plus_one(i)
+        len("a")
+    counted = counter.stop()
+    plus_one(1)  # (not counted)
+    code = plus_one.__code__
+    key = [code.co_filename, code.co_firstlineno, code.co_name]
+    bytecodes = {tuple(row[:3]): row[3] for row in counted["bytecodes"]}
+    calls = {tuple(row[:3]): row[3] for row in counted["calls"]}
+    assert calls[tuple(key)] == 10
+    per_call = bytecodes[tuple(key)] / 10
+    assert per_call == int(per_call) and per_call >= 3  # the same few each call
+    assert dict(counted["c_calls"])["len"] == 10
+    out = tmp_path / "counted.json"
+    out.write_text(json.dumps(counted))
+    lines = report(str(out), commands=10, root=str(ROOT))
+    assert "bytecodes a command" in lines[0] and "calls of Python functions" in lines[0]
+    row = next(line for line in lines if line.endswith(f"{code.co_firstlineno} plus_one"))
+    assert row.split()[:2] == [f"{per_call:.1f}", "1.00"]
+    assert "tests/test_bench_smoke.py" in lines[-1]
