@@ -8,7 +8,7 @@ It runs `daedalus serve` in this process as `python -m clients.cli` would, count
 nothing until SIGUSR1; from then until SIGUSR2 it counts every bytecode each Python
 function runs (`sys.settrace` with opcode events), each call of a Python function (a
 coroutine resumed counts as one) and each call of a C function (`sys.setprofile`), and
-at SIGUSR2 writes them to OUT.json. The server runs some ten times slower meanwhile;
+at SIGUSR2 writes them to OUT.json. The server runs some twenty times slower meanwhile;
 what it runs a command does not depend on the machine's speed, so a change of a few
 bytecodes in one function shows at once where `--callgrind`'s instructions, which follow
 how many commands a turn of the loop gathers, move more than that (docs/performance.md,

@@ -1489,7 +1489,7 @@ def main(argv: list[str] | None = None) -> int:
                    "command: unlike its CPU time, the same whatever else the machine runs")
     p.add_argument("--bytecodes", default=None, metavar="PREFIX",
                    help="count the bytecodes each Python function of the server runs, and the "
-                   "calls, over each window (bench/bytecodes.py; one worker; the server some ten "
+                   "calls, over each window (bench/bytecodes.py; one worker; the server some twenty "
                    "times slower) into PREFIX.<phase>.json, and print them a command: the "
                    "functions that ran the most, and the files")
     p.add_argument("--server-root", type=Path, default=ROOT,
