@@ -74,7 +74,12 @@ def signed_bytes(receipt: dict[str, Any]) -> bytes:
 
 def receipt_leaf(receipt: dict[str, Any]) -> bytes:
     """A receipt's leaf in a batch's Merkle tree (KeyError if a field is missing)."""
-    return hashlib.sha256(b"\x00" + signed_bytes(receipt)).digest()
+    return _leaf(signed_bytes(receipt))
+
+
+def _leaf(signed: bytes) -> bytes:
+    """The leaf of a receipt whose signature would be over `signed`."""
+    return hashlib.sha256(b"\x00" + signed).digest()
 
 
 def _node(left: bytes, right: bytes) -> bytes:
@@ -202,7 +207,7 @@ class ServerKey:
         if len(bodies) == 1:
             signature = hexlify(self.private.sign(signed[0]))
             return [_FRAME_TAIL % (heads[0], public, signature)]
-        root, ways = merkle([hashlib.sha256(b"\x00" + data).digest() for data in signed])
+        root, ways = merkle([_leaf(data) for data in signed])
         signature = hexlify(self.private.sign(BATCH_PREFIX + root))
         return [
             _BATCHED_TAIL % (head, public, signature, way) for head, way in zip(heads, ways, strict=True)
