@@ -270,7 +270,7 @@ class Ticket:
 
 
 class Batch:
-    """The receipts asked for in a moment, signed together (`ServerKey.receipts`).
+    """The receipts asked for in a moment, signed together (`ServerKey.receipt_frames`).
 
     With `schedule` (the event loop's `call_soon`), the first receipt asked for after a
     signing has the batch signed by the next turn of the loop, and every receipt asked
