@@ -270,6 +270,22 @@ def test_resubmission_replaces_the_previous_one() -> None:
     assert statuses(r, 0) == {"steal": "resolved"}
 
 
+def test_the_rounds_own_all_in_is_the_kits() -> None:
+    # ROUND.all_in_by, which accept asks, says what the kit's all_in says of a round with
+    # no seat in, one, the other and both (a match that does not close early keeps them).
+    m = FctMatch(early_close=False)
+    states = [m.gs]
+    for seat, actions in ((0, ["score"]), (1, ["grow", "block"]), (0, [])):
+        m.submit(seat, actions, block="claim" if "block" in actions else None)
+        states.append(m.gs)
+    states.append(msgspec.structs.replace(
+        states[2], seats=(states[0].seats[0], states[2].seats[1])
+    ))  # (the second seat in alone)
+    answers = [fct.ROUND.all_in(state) for state in states]
+    assert answers == [False, False, True, True, False]
+    assert [fct.ROUND.all_in_by(state) for state in states] == answers  # type: ignore[misc]
+
+
 def test_empty_submission_is_a_submission() -> None:
     m = FctMatch("gauntlet")
     m.submit(0, [])

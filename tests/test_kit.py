@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -204,6 +205,18 @@ def test_a_round_closes_when_every_seat_in_play_is_in() -> None:
 def test_without_early_close_only_the_deadline_closes_it() -> None:
     state = Table(seats=(Seat(pending="a"), Seat()), early=False)
     assert ROUND.accept(state, Sent(1, "b"), now=3).events == (Sent(1, "b"),)
+
+
+def test_accept_asks_the_games_own_all_in_when_it_has_one() -> None:
+    # A game's all_in_by is what accept asks (here one that never says all in, and one
+    # that always does): the kit's own loop over the seats is not asked again.
+    state = Table(seats=(Seat(pending="a"), Seat()))
+    never = dataclasses.replace(ROUND, all_in_by=lambda s: False)
+    assert never.accept(state, Sent(1, "b"), now=3).events == (Sent(1, "b"),)
+    always = dataclasses.replace(ROUND, all_in_by=lambda s: True)
+    assert always.accept(Table(seats=(Seat(), Seat())), Sent(0, "a"), now=4).events == (
+        Sent(0, "a"), Closed(4),
+    )
 
 
 def test_plays_give_the_default_to_a_seat_in_play_that_missed() -> None:

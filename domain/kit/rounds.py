@@ -50,6 +50,10 @@ class SimultaneousRound(Generic[S, P]):
     """The events that resolve the round at time `at` and say what comes next."""
     evolve: Callable[[S, Any], S]
     """The game's fold of one event."""
+    all_in_by: Callable[[S], bool] | None = None
+    """The game's own `all_in`, where it has a shorter one (a fixed number of seats, all
+    always in play): asked instead by `accept`, once a submission. It must give the
+    same answer for every state (the game's tests hold it against `all_in`)."""
 
     def waiting_on(self, state: S) -> tuple[int, ...]:
         """The seats in play that have not submitted yet, in seat order."""
@@ -82,7 +86,7 @@ class SimultaneousRound(Generic[S, P]):
         round closes: the engine takes the state from here rather than folding it again."""
         evolve = self.evolve
         after = evolve(state, submitted)
-        if not (self.early_close(after) and self.all_in(after)):
+        if not (self.early_close(after) and (self.all_in_by or self.all_in)(after)):
             return Accepted(events=(submitted,), warnings=warnings, state=after)
         closing = tuple(self.close(after, now))
         for event in closing:
