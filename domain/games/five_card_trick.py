@@ -1001,9 +1001,9 @@ def evolve(state: State, event: Any) -> State:
         sub = Submission(actions=event.actions, block=event.block, items=event.items)
         before, i = state.seats, event.seat
         # (kit.seats.update_at written out: its two calls and keyword arguments cost as
-        # much as the two copies)
+        # much as the two copies; SEATS is 2: the pair made as one, not sliced and spread)
         new = rep(before[i], pending=sub)
-        return rep(state, seats=(*before[:i], new, *before[i + 1 :]))
+        return rep(state, seats=(new, before[1]) if i == 0 else (before[0], new))
     if isinstance(event, RoundStarted):
         return rep(state, round=event.round, deadline=event.deadline)
     if isinstance(event, RoundResolved):
