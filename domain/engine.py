@@ -621,7 +621,7 @@ def _decide(
             rejection = Rejection("match_over", "the match is over")
         elif not ms.started:
             rejection = Rejection("not_started", "the match starts when every seat is taken")
-        elif seat is None or not 0 <= seat < ms.seats:
+        elif seat is None or not 0 <= seat < len(ms.names):  # (ms.seats without its call)
             rejection = Rejection("not_a_player", "only a seated player can send commands")
         else:
             try:
