@@ -182,7 +182,7 @@ def draw_key(seed_hex: str, entropy: Iterable[str | None]) -> bytes:
     """The key every draw of a version-2 match comes from: HMAC-SHA256 keyed by the
     server's seed over every seat's entropy in seat order (null where a seat gave none)."""
     message = DRAW_KEY_PREFIX + canonical(list(entropy))
-    return hmac.new(bytes.fromhex(seed_hex), message, hashlib.sha256).digest()
+    return hmac.digest(bytes.fromhex(seed_hex), message, "sha256")
 
 
 def outcome_digest(outcome: Outcome) -> str:
