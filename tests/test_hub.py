@@ -11,7 +11,7 @@ import pytest
 
 from projections.contract import Viewer
 from server.config import Settings
-from server.hub import Hub, MatchRunner, SendQueue, Subscriber, token_digest
+from server.hub import Hub, MatchLock, MatchRunner, SendQueue, Subscriber, token_digest
 from server.storage import MemoryStore, Store
 from server.store import EventStore
 from tests import toygame
@@ -215,6 +215,50 @@ async def test_the_followers_read_of_an_append_in_flight_is_left_to_the_append(h
         runner._flights = ()
     runner.reading = None
     assert runner.core.next_begun is None and runner.core.tip is runner.current
+
+
+async def test_a_match_lock_is_taken_at_once_only_where_acquire_would_not_wait() -> None:
+    lock = MatchLock()
+    assert lock.take_now() and lock.locked()
+    assert not lock.take_now()  # held
+    waiter = asyncio.ensure_future(lock.acquire())
+    await asyncio.sleep(0)
+    lock.release()  # free, but its waiter is woken and not yet run: its turn, not ours
+    assert not lock.locked() and not lock.take_now()
+    assert await waiter is True and lock.locked()
+    lock.release()
+    assert lock.take_now()
+    lock.release()
+    assert not lock.locked()
+
+
+async def test_a_command_waits_for_the_match_lock_held_by_another_task(hub: Hub) -> None:
+    """submit takes the lock at once only when it is free: while another task holds it
+    (a catch-up, say), the command is neither decided nor appended; it goes on, in
+    turn, once the lock is let go, and lets it go itself after its append begins."""
+    runner = await seated(hub)
+    before = runner.current.seq
+    seat = runner.current.game_state.turn
+    await runner.lock.acquire()
+    try:
+        task = asyncio.ensure_future(runner.submit(
+            kind="command", seat=seat, key="c:held", cid="held", body={"type": "add", "n": 1},
+        ))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not task.done() and runner.current.seq == before and runner.core.next_begun is None
+    finally:
+        runner.lock.release()
+    submitted = await task
+    assert submitted is not None and runner.current.seq == before + 1
+    assert not runner.lock.locked()
+    # The same command again is answered from what is folded, under the lock, which it
+    # lets go too.
+    again = await runner.submit(
+        kind="command", seat=seat, key="c:held", cid="held", body={"type": "add", "n": 1},
+    )
+    assert again is not None and again.duplicate and again.seq == submitted.seq
+    assert not runner.lock.locked() and runner.current.seq == before + 1
 
 
 async def appended_elsewhere(hub: Hub, runner: MatchRunner) -> tuple[Any, Any]:
