@@ -94,7 +94,7 @@ async def test_another_entry_under_the_key_stays_a_duplicate(store: EventStore) 
         calls.append(1)
         store._replies = real  # type: ignore[method-assign]
         # meanwhile the other entry lands under the key (another process's append)
-        [(status, _)] = await real([store._script_args("m1", other, head_value(first), "k")])
+        [(status, _)] = await real([("m1", store._script_args(other, head_value(first), "k"))])
         assert status in ("ok", b"ok")
         raise RedisTimeoutError("request lost")
 
