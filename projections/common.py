@@ -214,7 +214,10 @@ class ViewEncoder:
         """The JSON of `match_view(views, ms, viewer)` in pieces, for the caller to join
         with what goes around it (an update frame: a view of 2 kB copied once there
         rather than joined here first)."""
-        viewer = effective(self._views, ms, viewer)
+        return self._parts(ms, effective(self._views, ms, viewer))
+
+    def _parts(self, ms: MatchState, viewer: Viewer) -> tuple[bytes, ...]:
+        """`parts`, for a viewer made effective already."""
         if ms is not self._ms:
             self._share(ms)
         game = self._game_json
@@ -235,3 +238,15 @@ class ViewEncoder:
         907,838 instructions a command, -5.5%; keys-to-success the same.)"""
         out = _projected(self._game_event, ms, outcome, effective(self._views, ms, viewer))
         return _encode(out) if out else None
+
+    def update(
+        self, ms: MatchState, outcome: Outcome, viewer: Viewer, with_view: bool
+    ) -> tuple[bytes, tuple[bytes, ...] | None] | None:
+        """What an update of the entry that gave `ms` and `outcome` shows `viewer`: its
+        events' JSON (`events`) and, `with_view`, its view's pieces (`parts`); None when
+        it shows no events. One call for a live frame, the viewer made effective once."""
+        viewer = effective(self._views, ms, viewer)
+        out = _projected(self._game_event, ms, outcome, viewer)
+        if not out:
+            return None
+        return _encode(out), self._parts(ms, viewer) if with_view else None

@@ -125,22 +125,24 @@ class Streams:
         if stream is None or stream.upto < seq - 1:  # (live, it is up to the entry before)
             self._extend(viewer, seq - 1)
             stream = self._streams[viewer]
-        # The events' JSON straight from the projection (ViewEncoder.events: a resolved
-        # round's kept JSON, not a dict built and encoded again per viewer).
-        events = self._view_json.events(ms, outcome, viewer)
+        # The events' JSON straight from the projection (ViewEncoder.update, as `events`
+        # gives it: a resolved round's kept JSON, not a dict built and encoded again per
+        # viewer) and the view's pieces, in one call.
+        shown = self._view_json.update(ms, outcome, viewer, with_view)
         index = stream.index
         if stream.upto < seq:
             stream.upto = seq
-            if events:
+            if shown is not None:
                 index.append(seq)
-        if not events:
+        if shown is None:
             return None
+        events, view = shown
         number = bisect.bisect_left(index, seq) + 1
         head = _HEAD % (number, self._times[seq - 1])
-        if not with_view:
+        if view is None:
             return b"".join((head, events, b"}"))
         # (`frame`'s bytes, joined once with the view's pieces)
-        return b"".join((head, events, b',"view":', *self._view_json.parts(ms, viewer), b"}"))
+        return b"".join((head, events, b',"view":', *view, b"}"))
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         """`viewer`'s whole view of the match now."""

@@ -90,6 +90,15 @@ def test_matches_asked_for_in_turn_with_room_for_one_kept_round(monkeypatch: pyt
                 events = project_events(HOSTED.views, ms, outcome, viewer)
                 assert encoder.events(ms, outcome, viewer) == (_encode(events) if events else None)
                 assert encoder.encode(ms, viewer) == _encode(match_view(HOSTED.views, ms, viewer))
+                # A live frame's events and view pieces, asked for in one call: the same.
+                shown = encoder.update(ms, outcome, viewer, True)
+                bare = encoder.update(ms, outcome, viewer, False)
+                if not events:
+                    assert shown is None and bare is None
+                else:
+                    assert shown is not None and bare is not None
+                    assert shown[0] == bare[0] == _encode(events) and bare[1] is None
+                    assert shown[1] == encoder.parts(ms, viewer)
                 checked += 1
             assert len(views._resolved_kept) <= 1
     assert checked > 500

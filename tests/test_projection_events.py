@@ -31,6 +31,13 @@ def _check(game: str, seats: int, variant: str | None, seed: int, options: dict[
             events = project_events(host.views, ms, outcome, viewer)
             expected = msgspec.json.encode(events) if events else None
             assert encoder.events(ms, outcome, viewer) == expected, (entry.seq, viewer)
+            # A live frame's events and view pieces, asked for in one call: the same.
+            shown = encoder.update(ms, outcome, viewer, True)
+            if expected is None:
+                assert shown is None, (entry.seq, viewer)
+            else:
+                assert shown == (expected, encoder.parts(ms, viewer)), (entry.seq, viewer)
+                assert encoder.update(ms, outcome, viewer, False) == (expected, None)
             checked += 1
     return checked
 
