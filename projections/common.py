@@ -236,8 +236,8 @@ class ViewEncoder:
         encoded again for each viewer. (Live frames built with it rather than with
         `project_events`: bench/core.py under callgrind, Five-Card Trick 960,872 ->
         907,838 instructions a command, -5.5%; keys-to-success the same.)"""
-        out = _projected(self._game_event, ms, outcome, effective(self._views, ms, viewer))
-        return _encode(out) if out else None
+        shown = self.update(ms, outcome, viewer, False)
+        return None if shown is None else shown[0]
 
     def update(
         self, ms: MatchState, outcome: Outcome, viewer: Viewer, with_view: bool
