@@ -49,7 +49,7 @@ import msgspec
 from domain import engine
 from domain.engine import Entry, IntegrityError
 from projections.registry import GAMES
-from server.store import ACTIVE, EventStore, cids_key, head_key, log_key, tokens_key
+from server.store import ACTIVE, EventStore, append_keys, log_key
 
 _entry_decoder = msgspec.json.Decoder(Entry)
 _MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -320,8 +320,8 @@ async def archive_matches(
             report.failed.append((match_id, why))
             say(f"{match_id}: left in Redis: {why}")
             continue
-        keys = [log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id)]
-        status = await remove(keys=keys, args=[f"{last.seq}:{last.digest}"])
+        # (the keys a match's appends write: what the script deletes)
+        status = await remove(keys=append_keys(match_id), args=[f"{last.seq}:{last.digest}"])
         status = status.decode() if isinstance(status, bytes) else str(status)
         if status == "conflict":
             report.failed.append((match_id, "appended to while being archived: kept in Redis"))

@@ -1193,10 +1193,7 @@ class EventStore:
     async def expire(
         self, match_id: str, *, expected_head: str, record: Mapping[str, Any], keep_s: float
     ) -> Expired:
-        keys = [
-            log_key(match_id), head_key(match_id), cids_key(match_id), tokens_key(match_id),
-            expired_key(match_id),
-        ]
+        keys = [*append_keys(match_id), expired_key(match_id)]
         args: list[str | bytes] = [
             expected_head, _encoder.encode(dict(record)), str(max(1, round(keep_s * 1000)))
         ]
