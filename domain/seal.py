@@ -84,29 +84,26 @@ _SEAL = hashlib.sha256(SEAL_PREFIX)
 
 
 class _Commits:
-    """What an entry's sealer makes of its `commitment` and `inner_form`, whichever
-    version's salts they derive (Keyed, Prefixed): a command body's form and an
-    outcome's commitment, in one call each (once an entry folded or sealed)."""
+    """What an entry's sealer makes of its salts, whichever version derives them (Keyed,
+    Prefixed): a command body's inner form and commitment, and an outcome's commitment,
+    in one call each (once an entry folded or sealed)."""
 
     __slots__ = ()
 
-    def commitment(self, path: bytes, value: Any) -> str:
+    def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
         raise NotImplementedError
 
-    def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
+    def body_commitment(self, body: Any) -> str:
+        """The commitment `body_form` stands in for the body with."""
+        raise NotImplementedError
+
+    def out_commitment(self, outcome: Any) -> str:
+        """`out_commitment(self, outcome)`."""
         raise NotImplementedError
 
     def body_form(self, body: Any) -> dict[str, str]:
         """`body_form(self, body)`."""
         return {SEALED: self.body_commitment(body)}
-
-    def body_commitment(self, body: Any) -> str:
-        """The commitment `body_form` stands in for the body with."""
-        return self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)
-
-    def out_commitment(self, outcome: Any) -> str:
-        """`out_commitment(self, outcome)`."""
-        return self.commitment(_OUT_PATH, outcome)
 
 
 class Keyed(_Commits):
@@ -143,6 +140,12 @@ class Keyed(_Commits):
         sealed.update(outer.digest())
         sealed.update(_encode(value))
         return sealed.hexdigest()
+
+    def body_commitment(self, body: Any) -> str:
+        return self.commitment(_BODY_PATH, self.inner_form(body) if isinstance(body, dict) else body)
+
+    def out_commitment(self, outcome: Any) -> str:
+        return self.commitment(_OUT_PATH, outcome)
 
     def inner_form(self, body: dict[Any, Any]) -> dict[Any, dict[str, str]]:
         # The commitment of every field written out in one loop rather than a call of
@@ -187,13 +190,27 @@ class Prefixed(_Commits):
         h.update(path.encode())
         return h.digest()[:SALT_V4]
 
-    def commitment(self, path: bytes, value: Any) -> str:
-        """commit(salt at `path`, value), in one call."""
+    # Each commitment written out where it is made (the body's, its sealable fields' in
+    # inner_form, the outcome's) rather than through one method of a path and a value:
+    # a call fewer for each of an entry's two (with the entry digest's hash written out,
+    # 3 calls and 23 bytecodes an entry fewer, 0.9% of a fold's instructions).
+
+    def body_commitment(self, body: Any) -> str:
+        """The commitment `body_form` stands in for the body with."""
         h = self._state.copy()
-        h.update(path)
+        h.update(_BODY_PATH)
         sealed = _SEAL.copy()
         sealed.update(h.digest()[:SALT_V4])
-        sealed.update(_encode(value))
+        sealed.update(_encode(self.inner_form(body) if isinstance(body, dict) else body))
+        return sealed.hexdigest()
+
+    def out_commitment(self, outcome: Any) -> str:
+        """The commitment to an entry's outcome (its `out`)."""
+        h = self._state.copy()
+        h.update(_OUT_PATH)
+        sealed = _SEAL.copy()
+        sealed.update(h.digest()[:SALT_V4])
+        sealed.update(_encode(outcome))
         return sealed.hexdigest()
 
     def inner_form(self, body: dict[Any, Any]) -> dict[Any, Any]:
@@ -247,10 +264,13 @@ def sealer(ekey: bytes, version: int, sealable: frozenset[str] = frozenset()) ->
     return Prefixed(ekey, sealable) if version >= 4 else Keyed(ekey)
 
 
+_NO_FIELDS: frozenset[str] = frozenset()
+
+
 def sealable_of(rules: Any) -> frozenset[str]:
     """The top-level fields of a command body a game may keep secret after the match
     (`sealable_fields` of its rules module; none if it declares none)."""
-    fields: frozenset[str] = getattr(rules, "sealable_fields", frozenset())
+    fields: frozenset[str] = getattr(rules, "sealable_fields", _NO_FIELDS)
     return fields
 
 
