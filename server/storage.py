@@ -37,8 +37,10 @@ def head_value(entry: Entry) -> str:
     return f"{entry.seq}:{entry.digest}"
 
 
-@dataclass(frozen=True)
-class Appended:
+class Appended(msgspec.Struct, frozen=True):
+    """What an append did (a Struct: made for every append, in C; a frozen dataclass's
+    __init__ sets each field through object.__setattr__, 0.9 us against 0.1)."""
+
     status: Literal["ok", "dup", "conflict"]
     seq: int | None = None  # for dup: the seq the key was appended at
     stream_id: str | None = None  # for ok
