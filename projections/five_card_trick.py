@@ -110,7 +110,7 @@ class _SeatPart(msgspec.Struct):
     dmo: bool
     chips: int
     lights: tuple[str, ...]
-    lights_shown: list[str]
+    lights_shown: tuple[str, ...]
     blocked: tuple[str, ...]
     history: _History
     limit_reset_last: bool
@@ -308,11 +308,18 @@ def _seat_view(ms: MatchState, gs: State, s: int, viewer: Viewer) -> dict[str, A
     return _as_dict(_seat_part(seat, s, ms.names[s], gs.options.dmo == s, gs.variant, shows_pending))
 
 
+@functools.lru_cache(maxsize=1024)
+def _lights_shown(variant: str, lights: tuple[str, ...]) -> tuple[str, ...]:
+    """A seat's lights by their names in `variant` (a few tuples of five names, again and
+    again: kept)."""
+    names = _NAMES[variant]
+    return tuple([names[a] for a in lights])
+
+
 def _seat_part(
     seat: SeatState, s: int, name: str | None, dmo: bool, variant: str, shows_pending: bool
 ) -> _SeatPart:
     """Seat `s` of a view (`shows_pending`: with its submission so far)."""
-    names = _NAMES[variant]
     history = seat.history  # (up to two rounds, oldest first)
     pending = None
     if shows_pending and seat.pending is not None:
@@ -323,7 +330,7 @@ def _seat_part(
         dmo,
         seat.chips,
         seat.lights,
-        [names[a] for a in seat.lights],
+        _lights_shown(variant, seat.lights),
         seat.blocked,
         _History(history[-2] if len(history) > 1 else None, history[-1] if history else None),
         seat.reset_last,
