@@ -616,12 +616,16 @@ def resolve(state: State, at: int) -> RoundResolved:
     """The results of the current round from the pending submissions (missing = none)."""
     variant = state.options.variant
     seats = state.seats
-    subs = ROUND.plays(state)  # a missed round: no play
-    gone = tuple(
-        disregards(seat, sub, variant) if sub is not None else ()
-        for seat, sub in zip(seats, subs, strict=True)
+    # ROUND.plays (a missed round: no play) and the rest for the two seats, always in
+    # play, written out: the kit's loop, its lambdas and two generators cost some 90
+    # bytecodes a round, 3% of a fold's.
+    first, second = seats
+    subs = (first.pending, second.pending)
+    gone = (
+        disregards(first, subs[0], variant) if subs[0] is not None else (),
+        disregards(second, subs[1], variant) if subs[1] is not None else (),
     )
-    cards = _cards(variant == "final", subs, gone, tuple(seat.blocked for seat in seats))
+    cards = _cards(variant == "final", subs, gone, (first.blocked, second.blocked))
     pot = state.pot + cards.grown
     taken_by = cards.taken_by
     outcomes: list[SeatOutcome] = []
