@@ -635,7 +635,7 @@ def resolve(state: State, at: int) -> RoundResolved:
         lit = set(seat.lights)
         lit.update(mine.effective)
         bonus = 1 if lit.issuperset(ACTIONS) else 0
-        lights = () if bonus else _distinct(tuple(lit))
+        lights = () if bonus else _distinct_of(tuple(lit))  # (a tuple: _distinct without its call)
         outcomes.append(
             SeatOutcome(
                 submitted=sub is not None,
