@@ -15,7 +15,8 @@ Each match is Five-Card Trick (dm12) with the clock at its real pace (60 s round
 clock_scale 1) and the end pushed to round 1000, so no deadline and no match end falls
 in the measurement. Each bot seat has its own websocket and speaks the protocol of
 docs/protocol.md (a lean client, bench/leanws.py: an asyncio protocol on uvloop, each message handled in
-the callback of its data, the view decoded only when a bot looks at it; a Five-Card Trick bot is
+the callback of its data, the view decoded only when a bot looks at it, and only as much of it
+as the bot reads (a random Five-Card Trick bot: `bot_view_of`); a Five-Card Trick bot is
 asked once a round and after a rejection); bots are `clients.bots` bots (random by default: cheap for the
 client processes, which share the machine with the server). With `--updates events` the seats'
 hello asks for updates without the view (docs/protocol.md): each seat keeps the welcome's view
@@ -100,10 +101,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import msgspec
 
@@ -324,6 +325,79 @@ _decode_peek = msgspec.json.Decoder(Peek).decode
 _decode_view = msgspec.json.Decoder().decode
 
 
+class PeekedMessage(msgspec.Struct):
+    """What a Five-Card Trick seat on whole views reads of a server message: `Message`,
+    with the view's few fields of `Peek` read in the same pass and the rest of the view
+    skipped (neither kept as its bytes nor scanned again for the peek: the view a bot
+    reads is decoded from the frame's bytes once a round, when the bot is asked)."""
+
+    type: str
+    seq: Any = None
+    id: Any = None
+    code: Any = None
+    warnings: Any = None
+    events: list[Event] = []
+    view: Peek | None = None
+
+
+# What a random Five-Card Trick bot (clients/bots/five_card_trick.py, RandomBot: the
+# bench's default) reads of a view, as dicts (TypedDicts: plain dicts, the fields not
+# named here skipped, not decoded): a view decoded whole once a round, and dropped at the
+# next update, was half of a bench client's CPU a command with whole views (its terms,
+# its last round, the options). tests/test_leanws.py holds the bot's commands on these
+# against its commands on the whole view.
+class _RandomBotSeat(TypedDict, total=False):
+    history: dict[str, Any]
+    chips: int
+    lights: list[str]
+    limit_reset_last: bool
+    blocked: list[str]
+    items: list[str]
+    used_items: list[str]
+    claim_priority_available: bool
+    submitted: bool
+
+
+class _RandomBotGame(TypedDict, total=False):
+    variant: str
+    round: Any
+    pot: int
+    end_round: int
+    max_rounds: int
+    over: Any
+    seats: list[_RandomBotSeat]
+
+
+class _RandomBotView(TypedDict, total=False):
+    you: Any
+    started: bool
+    ended: bool
+    game_state: _RandomBotGame
+
+
+class _ViewOf(msgspec.Struct):
+    """An update frame's view (the rest of the frame skipped)."""
+
+    view: dict[str, Any] = {}
+
+
+class _RandomBotViewOf(msgspec.Struct):
+    view: _RandomBotView = {}
+
+
+_decode_view_of: dict[str, Callable[[bytes], Any]] = {
+    "random": msgspec.json.Decoder(_RandomBotViewOf).decode,
+}
+"""A bot's name -> what reads the view it acts on from an update frame's bytes (a bot
+not named here: the whole view)."""
+_decode_whole_view_of = msgspec.json.Decoder(_ViewOf).decode
+
+
+def bot_view_of(bot: str, frame: bytes) -> dict[str, Any]:
+    """The view `frame` (an update, a welcome) carries, as much of it as bot `bot` reads."""
+    return _decode_view_of.get(bot, _decode_whole_view_of)(frame).view  # type: ignore[no-any-return]
+
+
 class _SeatOutcome(msgspec.Struct):
     """What `follow_events` reads of a seat's part of a resolved round (the rest of it
     skipped, not decoded)."""
@@ -380,7 +454,7 @@ class Seat:
     """One bot seat on its own websocket (bench/leanws.py): each server message is handled
     in the callback of the data that completed it, and a command is sent from there."""
 
-    def __init__(self, match: Match, seat: int, token: str, bot: Any) -> None:
+    def __init__(self, match: Match, seat: int, token: str, bot: Any, bot_name: str = "") -> None:
         self.frame = b""  # the latest update's bytes
         self.match = match
         self.worker = match.worker
@@ -406,12 +480,25 @@ class Seat:
         # to date from the events (follow_events), and asks for the view (`view`) only
         # after a rejection.
         self.bare = self.worker.cfg.updates == "events"
+        # With whole views: each message read as a PeekedMessage, and the view the bot
+        # acts on read from the latest update's bytes (`view_frame`), as much of it as the
+        # bot reads (bot_view_of). (A subclass that reads its views otherwise sets
+        # `peeking` false: Message, the view kept as its bytes.)
+        self.peeking = not self.bare
+        self.decode: Callable[[bytes], Any] = (
+            self.worker.decode_peeked if self.peeking else self.worker.decode
+        )
+        self.bot_name = bot_name
+        self.view_frame: bytes | None = None
 
     @property
     def view(self) -> dict[str, Any] | None:
         """The latest update's view (decoded once, when first asked for)."""
-        if self._view is None and self.view_raw is not None:
-            self._view = _decode_view(self.view_raw)
+        if self._view is None:
+            if self.view_frame is not None:
+                self._view = bot_view_of(self.bot_name, self.view_frame)
+            elif self.view_raw is not None:
+                self._view = _decode_view(self.view_raw)
         return self._view
 
     async def connect(self, ws_url: str) -> None:
@@ -485,7 +572,10 @@ class Seat:
             return False
         self.last_seq = msg.seq
         if not self.bare:
-            self.view_raw = msg.view
+            if self.peeking:
+                self.view_frame = self.frame  # (this update's: `receive` keeps it)
+            else:
+                self.view_raw = msg.view
             self._view = None
         return True
 
@@ -513,7 +603,8 @@ class Seat:
                 follow_events(self._view, msg.events)
                 self._ended(self._view["ended"])
             return
-        self.peek = peek = _decode_peek(msg.view)
+        view: Any = msg.view  # (a PeekedMessage's: its Peek read already)
+        self.peek = peek = view if isinstance(view, Peek) else _decode_peek(view)
         self._ended(peek.ended)
 
     def acked(self, seq: int, sent_at: float) -> None:
@@ -529,7 +620,7 @@ class Seat:
         """One message from the server (LeanSocket's callback)."""
         now = time.monotonic()
         worker = self.worker
-        msg = worker.decode(data)
+        msg = self.decode(data)
         kind = msg.type
         if kind == "update":
             self.frame = data  # (a seat that reads more of it than `Message` does)
@@ -608,7 +699,7 @@ class Match:
             r.raise_for_status()
             name = cfg.bots[seat % len(cfg.bots)]
             bot = bot_factory(GAME, name)(random.Random(f"{cfg.seed}:{cfg.index}:{self.index}:{seat}"))
-            self.seats.append(Seat(self, seat, r.json()["token"], bot))
+            self.seats.append(Seat(self, seat, r.json()["token"], bot, name))
         for s in self.seats:
             await s.connect(ws_url)
 
@@ -698,6 +789,8 @@ class KtsSeat(Seat):
 
     def __init__(self, match: KtsMatch, seat: int, token: str, bot: Any) -> None:
         super().__init__(match, seat, token, bot)  # type: ignore[arg-type]
+        self.peeking = False  # (its view read whole, on every update: Message)
+        self.decode = self.worker.decode
         self.kmatch = match
         self.changed = match.changed  # the open-loop driver waits on any seat of its match
         self.prefix = f"b{match.index}g{match.generation}s{seat}"
@@ -897,12 +990,16 @@ class Worker:
         self.cfg = cfg
         self.stats = Stats(matches=cfg.matches)
         self._decoder = msgspec.json.Decoder(Message)
+        self._peeked_decoder = msgspec.json.Decoder(PeekedMessage)
         self._encoder = msgspec.json.Encoder()
         self.t_measure = float("inf")
         self.t_end = float("inf")
 
     def decode(self, raw: bytes) -> Message:
         return self._decoder.decode(raw)
+
+    def decode_peeked(self, raw: bytes) -> PeekedMessage:
+        return self._peeked_decoder.decode(raw)
 
     def encode(self, value: Any) -> bytes:
         return self._encoder.encode(value)

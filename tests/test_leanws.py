@@ -242,3 +242,63 @@ async def test_a_seat_on_events_only_keeps_the_view_a_bot_reads(variant: str) ->
         for raw in raws:
             await raw.close()
     assert compared > 40
+
+
+@pytest.mark.parametrize("variant", ["dm12", "gauntlet", "setnas-curse", "final"])
+def test_a_random_bot_acts_the_same_on_the_part_of_the_view_the_bench_decodes(variant: str) -> None:
+    """bench/load.py decodes for a random bot only the fields of a view it reads
+    (bot_view_of, from an update frame's bytes): over whole matches, after every entry
+    each seat's bot sends on that part exactly what the same bot (the same seed) sends on
+    the whole view, and the part holds the whole view's values. The peek read with the
+    message (PeekedMessage) is the one read from the view alone."""
+    import json
+    import random
+
+    import msgspec
+
+    from bench.load import PeekedMessage, bot_view_of
+    from clients.bots import BOTS, simulate
+    from domain import engine
+    from projections.common import match_view, project_events
+    from projections.contract import Viewer
+    from projections.registry import hosted
+
+    def within(part: Any, whole: Any) -> bool:
+        if isinstance(part, dict):
+            return isinstance(whole, dict) and all(k in whole and within(v, whole[k]) for k, v in part.items())
+        if isinstance(part, list):
+            return isinstance(whole, list) and len(part) == len(whole) and all(map(within, part, whole))
+        return bool(part == whole)
+
+    game = "five-card-trick"
+    h = hosted(game)
+    peeked = msgspec.json.Decoder(PeekedMessage).decode
+    acted = 0
+    for m in range(2):
+        sim = simulate(game, [BOTS[game]["random"](random.Random(f"{variant}:{m}:{i}")) for i in range(2)],
+                       variant=variant, seed=bytes([m + 1]) * 32)
+        on_whole = [BOTS[game]["random"](random.Random(f"{variant}:{m}:bench:{i}")) for i in range(2)]
+        on_part = [BOTS[game]["random"](random.Random(f"{variant}:{m}:bench:{i}")) for i in range(2)]
+        ms = engine.open_match(h.rules, sim.entries[0])
+        for n, entry in enumerate(sim.entries[1:], 1):
+            ms, outcome = engine.apply(ms, entry)
+            for seat in range(2):
+                viewer = Viewer(seat=seat)
+                frame = msgspec.json.encode({
+                    "type": "update", "seq": n, "ts": entry.ts,
+                    "events": project_events(h.views, ms, outcome, viewer),
+                    "view": match_view(h.views, ms, viewer),
+                })
+                whole = json.loads(frame)["view"]
+                part = bot_view_of("random", frame)
+                assert within(part, whole)
+                assert part["game_state"]["seats"][seat].keys() < whole["game_state"]["seats"][seat].keys()
+                peek = peeked(frame).view
+                assert peek is not None
+                assert (peek.started, peek.ended) == (whole["started"], whole["ended"])
+                gs = whole["game_state"]
+                assert (peek.game_state and peek.game_state.round) == (gs and gs["round"])
+                sent = on_whole[seat].act(whole)
+                assert on_part[seat].act(part) == sent
+                acted += bool(sent)
+    assert acted > 40
