@@ -76,6 +76,10 @@ def engine_event(event: Any) -> dict[str, Any] | None:
 # The wire `type` of each of domain.engine.ENGINE_EVENTS (its msgspec tag): how a client
 # tells the engine's events in an update from the game's.
 ENGINE_EVENT_NAMES: frozenset[str] = frozenset(str(e.__struct_config__.tag) for e in ENGINE_EVENTS)
+# The same types, asked by exact type: an isinstance() against a tuple of msgspec Structs
+# asks each class's metaclass for its __instancecheck__ (0.3 us for the four, against
+# 0.04 a lookup here; a projected event is an engine event or a game's, never a subclass).
+_ENGINE_TYPES: frozenset[type] = frozenset(ENGINE_EVENTS)
 
 
 def project_events(
@@ -92,7 +96,7 @@ def _projected(
     `game_event`."""
     out: list[Any] = []
     for event in outcome.events:
-        projected = engine_event(event) if isinstance(event, ENGINE_EVENTS) else game_event(ms, event, viewer)
+        projected = engine_event(event) if type(event) in _ENGINE_TYPES else game_event(ms, event, viewer)
         if projected is not None:
             out.append(projected)
     return out

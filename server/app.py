@@ -1003,13 +1003,13 @@ class Connection:
                 client_error("bad_json", error=str(exc))
                 self.reply(error_frame("bad_json", f"the frame is not JSON: {exc}"))
                 continue
-            if isinstance(msg, Ping):
+            if isinstance(msg, Command):  # (the most of them: asked first)
+                outcome = await self._command(msg)
+                self.hub.metrics.command(self.runner.hosted.rules.name if self.runner else "", outcome)
+            elif isinstance(msg, Ping):
                 self.reply(PONG)
             elif isinstance(msg, Hello):
                 await self.hello(msg)
-            elif isinstance(msg, Command):
-                outcome = await self._command(msg)
-                self.hub.metrics.command(self.runner.hosted.rules.name if self.runner else "", outcome)
             else:
                 self.view()
 
