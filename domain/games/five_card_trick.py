@@ -146,7 +146,7 @@ def reason_text(reason: str, terms: Terms) -> str:
 # --- options ---------------------------------------------------------------------------
 
 
-class Options(msgspec.Struct, frozen=True, kw_only=True):
+class Options(msgspec.Struct, frozen=True, kw_only=True, cache_hash=True):
     variant: str = "dm12"
     round_seconds: int = 60
     clock_scale: float = 1.0
@@ -395,7 +395,7 @@ Event = RoundStarted | Submitted | RoundResolved | RoundReplayed | PriorityClaim
 # --- state -----------------------------------------------------------------------------
 
 
-class SeatState(msgspec.Struct, frozen=True):
+class SeatState(msgspec.Struct, frozen=True, cache_hash=True):
     chips: int = 0
     lights: tuple[str, ...] = ()  # lit actions, canonical order
     history: tuple[tuple[str, ...], ...] = ()  # effective cards of up to 2 past rounds, oldest first
