@@ -296,9 +296,8 @@ class Event(msgspec.Struct):
     replays: Any = None
 
 
-class Message(msgspec.Struct):
-    """What a seat reads of a server message: the view is kept as its bytes, decoded only
-    when a bot looks at it (most updates it never does: `Seat.act_now`)."""
+class _MessageFields(msgspec.Struct):
+    """What a seat reads of a server message but its view."""
 
     type: str
     seq: Any = None
@@ -306,6 +305,12 @@ class Message(msgspec.Struct):
     code: Any = None
     warnings: Any = None
     events: list[Event] = []
+
+
+class Message(_MessageFields):
+    """What a seat reads of a server message: the view is kept as its bytes, decoded only
+    when a bot looks at it (most updates it never does: `Seat.act_now`)."""
+
     view: msgspec.Raw = msgspec.Raw()  # (empty: the message has none)
 
 
@@ -325,18 +330,12 @@ _decode_peek = msgspec.json.Decoder(Peek).decode
 _decode_view = msgspec.json.Decoder().decode
 
 
-class PeekedMessage(msgspec.Struct):
+class PeekedMessage(_MessageFields):
     """What a Five-Card Trick seat on whole views reads of a server message: `Message`,
     with the view's few fields of `Peek` read in the same pass and the rest of the view
     skipped (neither kept as its bytes nor scanned again for the peek: the view a bot
     reads is decoded from the frame's bytes once a round, when the bot is asked)."""
 
-    type: str
-    seq: Any = None
-    id: Any = None
-    code: Any = None
-    warnings: Any = None
-    events: list[Event] = []
     view: Peek | None = None
 
 
