@@ -326,7 +326,6 @@ class Peek(msgspec.Struct):
     game_state: _PeekState | None = None
 
 
-_decode_peek = msgspec.json.Decoder(Peek).decode
 _decode_view = msgspec.json.Decoder().decode
 
 
@@ -602,8 +601,9 @@ class Seat:
                 follow_events(self._view, msg.events)
                 self._ended(self._view["ended"])
             return
-        view: Any = msg.view  # (a PeekedMessage's: its Peek read already)
-        self.peek = peek = view if isinstance(view, Peek) else _decode_peek(view)
+        peek: Any = msg.view  # (a PeekedMessage's: its Peek, read with the message)
+        assert isinstance(peek, Peek)
+        self.peek = peek
         self._ended(peek.ended)
 
     def acked(self, seq: int, sent_at: float) -> None:
