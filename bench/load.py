@@ -452,6 +452,10 @@ class Seat:
     """One bot seat on its own websocket (bench/leanws.py): each server message is handled
     in the callback of the data that completed it, and a command is sent from there."""
 
+    # Whether the seat, on whole views, reads each message as a PeekedMessage (below); a
+    # seat that reads its views otherwise says False (Message, the view kept as its bytes).
+    PEEKS = True
+
     def __init__(self, match: Match, seat: int, token: str, bot: Any, bot_name: str = "") -> None:
         self.frame = b""  # the latest update's bytes
         self.match = match
@@ -480,9 +484,8 @@ class Seat:
         self.bare = self.worker.cfg.updates == "events"
         # With whole views: each message read as a PeekedMessage, and the view the bot
         # acts on read from the latest update's bytes (`view_frame`), as much of it as the
-        # bot reads (bot_view_of). (A subclass that reads its views otherwise sets
-        # `peeking` false: Message, the view kept as its bytes.)
-        self.peeking = not self.bare
+        # bot reads (bot_view_of).
+        self.peeking = self.PEEKS and not self.bare
         self.decode: Callable[[bytes], Any] = (
             self.worker.decode_peeked if self.peeking else self.worker.decode
         )
@@ -786,10 +789,10 @@ class KtsSeat(Seat):
     bot acts on each view that comes back and after each chat message, as on every
     update with views."""
 
+    PEEKS = False  # (its view read whole, on every update: Message)
+
     def __init__(self, match: KtsMatch, seat: int, token: str, bot: Any) -> None:
         super().__init__(match, seat, token, bot)  # type: ignore[arg-type]
-        self.peeking = False  # (its view read whole, on every update: Message)
-        self.decode = self.worker.decode
         self.kmatch = match
         self.changed = match.changed  # the open-loop driver waits on any seat of its match
         self.prefix = f"b{match.index}g{match.generation}s{seat}"
